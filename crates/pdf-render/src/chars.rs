@@ -1,0 +1,108 @@
+//! The characters PDFium extracts from a page, in API coordinates.
+
+use pdfium_render::prelude::*;
+
+use crate::document::{page_transform, Document};
+use crate::geometry::Rect;
+use crate::{Error, Result};
+
+/// One character of PDFium's page text, in PDFium's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawChar {
+    /// Index in PDFium's page text (stable for the same bytes).
+    pub index: u32,
+    /// The character, or `None` when PDFium has no Unicode for it.
+    pub ch: Option<char>,
+    /// PDFium inserted it (a space or line break it inferred); not a glyph on the page.
+    pub generated: bool,
+    /// Tight glyph box in API coordinates (zero-sized for generated characters).
+    pub bbox: Rect,
+    /// Origin (baseline start) in API coordinates.
+    pub origin: (f32, f32),
+    /// Font name as PDFium reports it (may carry a subset tag `ABCDEF+`).
+    pub font: String,
+    /// Font size in points, text matrix and CTM applied.
+    pub size: f32,
+    /// Font weight (400 normal, 700 bold) when known.
+    pub weight: Option<u32>,
+    /// Font descriptor says italic.
+    pub italic: bool,
+    /// Font descriptor says fixed pitch.
+    pub monospace: bool,
+    /// Font descriptor says serif.
+    pub serif: bool,
+    /// Fill colour as `[r, g, b]`.
+    pub color: [u8; 3],
+    /// Baseline angle in degrees, counter-clockwise as displayed, in `[0, 360)`.
+    pub angle: f32,
+}
+
+impl Document<'_> {
+    /// The characters of page `index` (0-based) in PDFium's text order.
+    pub fn page_chars(&self, index: u32) -> Result<Vec<RawChar>> {
+        let page = self.page(index)?;
+        let transform = page_transform(&page);
+        let text = page
+            .text()
+            .map_err(|e| Error::pdfium("extracting page text", e))?;
+        let chars = text.chars();
+        let mut out = Vec::with_capacity(usize::try_from(chars.len()).unwrap_or(0));
+        for c in chars.iter() {
+            let generated = c.is_generated().unwrap_or(false);
+            let bbox = c
+                .tight_bounds()
+                .map(|r| {
+                    transform.rect(
+                        r.left().value,
+                        r.bottom().value,
+                        r.right().value,
+                        r.top().value,
+                    )
+                })
+                .unwrap_or_default();
+            let origin = c
+                .origin()
+                .map(|(x, y)| transform.point(x.value, y.value))
+                .unwrap_or((bbox.x0, bbox.y1));
+            let color = c
+                .fill_color()
+                .map(|k| [k.red(), k.green(), k.blue()])
+                .unwrap_or([0, 0, 0]);
+            let angle = c
+                .angle_radians()
+                .map(|a| transform.display_angle_degrees(a))
+                .unwrap_or(0.0);
+            out.push(RawChar {
+                index: u32::try_from(c.index()).unwrap_or(u32::MAX),
+                ch: c.unicode_char(),
+                generated,
+                bbox,
+                origin,
+                font: c.font_name(),
+                size: c.scaled_font_size().value,
+                weight: c.font_weight().map(weight_value),
+                italic: c.font_is_italic(),
+                monospace: c.font_is_fixed_pitch(),
+                serif: c.font_is_serif(),
+                color,
+                angle,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn weight_value(w: PdfFontWeight) -> u32 {
+    match w {
+        PdfFontWeight::Weight100 => 100,
+        PdfFontWeight::Weight200 => 200,
+        PdfFontWeight::Weight300 => 300,
+        PdfFontWeight::Weight400Normal => 400,
+        PdfFontWeight::Weight500 => 500,
+        PdfFontWeight::Weight600 => 600,
+        PdfFontWeight::Weight700Bold => 700,
+        PdfFontWeight::Weight800 => 800,
+        PdfFontWeight::Weight900 => 900,
+        PdfFontWeight::Custom(v) => v,
+    }
+}

@@ -1,0 +1,189 @@
+//! Opening a document and reading what it is: pages, encryption, signatures, forms.
+
+use pdfium_render::prelude::*;
+
+use crate::bind::pdfium;
+use crate::geometry::PageTransform;
+use crate::{Error, Result};
+
+/// How far into the file the `%PDF-` header may start. Acrobat accepts junk before the
+/// header within the first 1024 bytes, so we do the same and refuse anything else up front.
+const HEADER_WINDOW: usize = 1024;
+
+/// One page as displayed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageInfo {
+    /// Width in points, rotation applied.
+    pub width: f32,
+    /// Height in points, rotation applied.
+    pub height: f32,
+    /// Clockwise display rotation: 0, 90, 180 or 270.
+    pub rotation: u16,
+}
+
+/// One digital signature (a signature field that carries a value).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SignatureInfo {
+    /// The signature's `/SubFilter` (e.g. `adbe.pkcs7.detached`, `ETSI.CAdES.detached`).
+    pub sub_filter: Option<String>,
+    /// The signing reason, when the signer gave one.
+    pub reason: Option<String>,
+    /// The signing time as written in the PDF (`D:YYYYMMDD…`), when present.
+    pub signing_time: Option<String>,
+}
+
+/// What a document is, cheaply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocInfo {
+    /// Number of pages.
+    pub page_count: u32,
+    /// Whether the file uses a security handler (even one opened with no password).
+    pub encrypted: bool,
+    /// Pages in order.
+    pub pages: Vec<PageInfo>,
+    /// Signed signature fields, in PDFium's order.
+    pub signatures: Vec<SignatureInfo>,
+    /// Whether the document has an AcroForm (also true for XFA hybrids).
+    pub has_acro_form: bool,
+    /// Whether the document carries XFA (full or foreground/hybrid).
+    pub has_xfa: bool,
+}
+
+/// An open document. Borrows the bytes: PDFium reads from them lazily.
+pub struct Document<'a> {
+    pub(crate) doc: PdfDocument<'a>,
+}
+
+impl<'a> Document<'a> {
+    /// Opens `bytes` with an optional password.
+    ///
+    /// Wrong or missing password gives [`Error::Encrypted`]; anything that is not a PDF
+    /// PDFium can parse gives [`Error::Unsupported`].
+    pub fn open(bytes: &'a [u8], password: Option<&str>) -> Result<Self> {
+        let window = &bytes[..bytes.len().min(HEADER_WINDOW)];
+        if !window.windows(5).any(|w| w == b"%PDF-") {
+            return Err(Error::Unsupported("no %PDF- header".into()));
+        }
+        let pdfium = pdfium()?;
+        // An empty password is the same as none: PDFium always tries the empty user
+        // password first.
+        let password = password.filter(|p| !p.is_empty());
+        let doc = pdfium
+            .load_pdf_from_byte_slice(bytes, password)
+            .map_err(classify_open_error)?;
+        if doc.pages().is_empty() {
+            return Err(Error::Unsupported("the document has no pages".into()));
+        }
+        Ok(Document { doc })
+    }
+
+    /// Number of pages.
+    pub fn page_count(&self) -> u32 {
+        u32::try_from(self.doc.pages().len()).unwrap_or(0)
+    }
+
+    /// Loads page `index` (0-based), or `InvalidRequest` when out of range.
+    pub(crate) fn page(&self, index: u32) -> Result<PdfPage<'_>> {
+        let count = self.page_count();
+        let idx = i32::try_from(index)
+            .ok()
+            .filter(|_| index < count)
+            .ok_or_else(|| {
+                Error::InvalidRequest(format!(
+                    "page {} does not exist (the document has {count})",
+                    index + 1
+                ))
+            })?;
+        self.doc
+            .pages()
+            .get(idx)
+            .map_err(|e| Error::pdfium("loading a page", e))
+    }
+
+    /// Document facts: pages, encryption, signatures, forms.
+    pub fn info(&self) -> Result<DocInfo> {
+        let mut pages = Vec::new();
+        for page in self.doc.pages().iter() {
+            pages.push(PageInfo {
+                width: page.width().value,
+                height: page.height().value,
+                rotation: rotation_degrees(&page),
+            });
+        }
+        let encrypted = !matches!(
+            self.doc.permissions().security_handler_revision(),
+            Ok(PdfSecurityHandlerRevision::Unprotected)
+        );
+        let signatures = self
+            .doc
+            .signatures()
+            .iter()
+            .map(|s| SignatureInfo {
+                sub_filter: None,
+                reason: s.reason(),
+                signing_time: s.signing_date(),
+            })
+            .collect();
+        let form_type = self.doc.form().map(|f| f.form_type());
+        let has_xfa = matches!(
+            form_type,
+            Some(PdfFormType::XfaFull | PdfFormType::XfaForeground)
+        );
+        Ok(DocInfo {
+            page_count: u32::try_from(pages.len()).unwrap_or(u32::MAX),
+            encrypted,
+            pages,
+            signatures,
+            has_acro_form: matches!(form_type, Some(t) if t != PdfFormType::None),
+            has_xfa,
+        })
+    }
+}
+
+/// Clockwise display rotation of a page in degrees.
+pub(crate) fn rotation_degrees(page: &PdfPage) -> u16 {
+    match page.rotation() {
+        Ok(PdfPageRenderRotation::Degrees90) => 90,
+        Ok(PdfPageRenderRotation::Degrees180) => 180,
+        Ok(PdfPageRenderRotation::Degrees270) => 270,
+        _ => 0,
+    }
+}
+
+/// The user-space → display transform of a page.
+pub(crate) fn page_transform(page: &PdfPage) -> PageTransform {
+    let rotation = rotation_degrees(page);
+    match page.boundaries().bounding() {
+        Ok(b) => PageTransform::new(
+            b.bounds.left().value,
+            b.bounds.bottom().value,
+            b.bounds.right().value,
+            b.bounds.top().value,
+            rotation,
+        ),
+        // Without a bounding box fall back to a page anchored at the origin.
+        Err(_) => {
+            let (w, h) = if rotation % 180 == 90 {
+                (page.height().value, page.width().value)
+            } else {
+                (page.width().value, page.height().value)
+            };
+            PageTransform::new(0.0, 0.0, w, h, rotation)
+        }
+    }
+}
+
+fn classify_open_error(err: PdfiumError) -> Error {
+    match err {
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::PasswordError) => {
+            Error::Encrypted
+        }
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::SecurityError) => {
+            Error::Unsupported("unsupported security handler".into())
+        }
+        PdfiumError::PdfiumLibraryInternalError(
+            PdfiumInternalError::FormatError | PdfiumInternalError::FileError,
+        ) => Error::Unsupported("the file is damaged or not a PDF".into()),
+        other => Error::pdfium("opening the document", other),
+    }
+}

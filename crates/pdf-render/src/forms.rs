@@ -1,0 +1,200 @@
+//! AcroForm fields, read through PDFium's widget annotations.
+
+use std::collections::HashMap;
+
+use pdfium_render::prelude::*;
+
+use crate::document::{page_transform, Document};
+use crate::geometry::Rect;
+use crate::{Error, Result};
+
+/// The kind of a form field, as the API names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// Single- or multi-line text.
+    Text,
+    /// A checkbox.
+    Checkbox,
+    /// A radio group.
+    Radio,
+    /// A combo box (drop-down, possibly editable).
+    Combo,
+    /// A list box.
+    List,
+    /// A signature field.
+    Signature,
+    /// A push button.
+    Button,
+}
+
+impl FieldKind {
+    /// The API's name for the kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldKind::Text => "text",
+            FieldKind::Checkbox => "checkbox",
+            FieldKind::Radio => "radio",
+            FieldKind::Combo => "combo",
+            FieldKind::List => "list",
+            FieldKind::Signature => "signature",
+            FieldKind::Button => "button",
+        }
+    }
+}
+
+/// A field's current value, shaped by its kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldValue {
+    /// No value (push buttons, unselected radio groups).
+    Null,
+    /// Text, combo and radio (the selected export value).
+    Text(String),
+    /// Checkbox checked, signature signed.
+    Bool(bool),
+    /// List box selection.
+    List(Vec<String>),
+}
+
+/// One form field (one entry per fully qualified name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormField {
+    /// Fully qualified field name (`parent.child`).
+    pub name: String,
+    /// Field kind.
+    pub kind: FieldKind,
+    /// Current value.
+    pub value: FieldValue,
+    /// Option labels of combo and list boxes.
+    pub options: Option<Vec<String>>,
+    /// 1-based page of the first widget.
+    pub page: u32,
+    /// Box of the first widget, in API coordinates.
+    pub bbox: Rect,
+}
+
+impl Document<'_> {
+    /// Every form field of the document, in page and widget order.
+    ///
+    /// `signed_signatures` is how many signatures PDFium counts in the document: PDFium
+    /// does not expose a signature field's `/V`, so signature fields are reported signed
+    /// when every signature field is accounted for by a signature (see the crate's gaps).
+    pub fn form_fields(&self) -> Result<Vec<FormField>> {
+        let mut fields: Vec<FormField> = Vec::new();
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        for page_index in 0..self.page_count() {
+            let page = self.page(page_index)?;
+            let transform = page_transform(&page);
+            for annotation in page.annotations().iter() {
+                let Some(field) = annotation.as_form_field() else {
+                    continue;
+                };
+                let Some(name) = field.name() else { continue };
+                let bbox = annotation
+                    .bounds()
+                    .map(|r| {
+                        transform.rect(
+                            r.left().value,
+                            r.bottom().value,
+                            r.right().value,
+                            r.top().value,
+                        )
+                    })
+                    .map_err(|e| Error::pdfium("reading a widget box", e))
+                    .unwrap_or_default();
+                let (kind, value, options) = describe(field);
+                if let Some(&i) = by_name.get(&name) {
+                    merge_widget(&mut fields[i], kind, value);
+                    continue;
+                }
+                by_name.insert(name.clone(), fields.len());
+                fields.push(FormField {
+                    name,
+                    kind,
+                    value,
+                    options,
+                    page: page_index + 1,
+                    bbox,
+                });
+            }
+        }
+        let signed = self.doc.signatures().len();
+        let signature_fields = fields
+            .iter()
+            .filter(|f| f.kind == FieldKind::Signature)
+            .count();
+        let all_signed = signature_fields > 0 && usize::from(signed) >= signature_fields;
+        for f in fields.iter_mut().filter(|f| f.kind == FieldKind::Signature) {
+            f.value = FieldValue::Bool(all_signed);
+        }
+        Ok(fields)
+    }
+}
+
+/// A radio group (or a checkbox group sharing one name) has one widget per option: the
+/// entry keeps the first widget's box and takes the value of whichever widget is on.
+fn merge_widget(entry: &mut FormField, kind: FieldKind, value: FieldValue) {
+    match (kind, &value) {
+        (FieldKind::Radio, FieldValue::Text(_)) => entry.value = value,
+        (FieldKind::Checkbox, FieldValue::Bool(true)) => entry.value = value,
+        _ => {}
+    }
+}
+
+fn describe(field: &PdfFormField) -> (FieldKind, FieldValue, Option<Vec<String>>) {
+    match field {
+        PdfFormField::Text(t) => (
+            FieldKind::Text,
+            FieldValue::Text(t.value().unwrap_or_default()),
+            None,
+        ),
+        PdfFormField::Checkbox(c) => (
+            FieldKind::Checkbox,
+            FieldValue::Bool(c.is_checked().unwrap_or(false)),
+            None,
+        ),
+        PdfFormField::RadioButton(r) => {
+            // The export value of a radio widget is the name of its "on" appearance state,
+            // which is what /AS holds while it is selected.
+            let value = match r.is_checked() {
+                Ok(true) => r
+                    .appearance_stream()
+                    .or_else(|| r.group_value())
+                    .map_or(FieldValue::Null, FieldValue::Text),
+                _ => FieldValue::Null,
+            };
+            (FieldKind::Radio, value, None)
+        }
+        PdfFormField::ComboBox(c) => (
+            FieldKind::Combo,
+            FieldValue::Text(c.value().unwrap_or_default()),
+            Some(option_labels(c.options())),
+        ),
+        PdfFormField::ListBox(l) => {
+            let selected = l
+                .options()
+                .iter()
+                .filter(|o| o.is_set())
+                .filter_map(|o| o.label().cloned())
+                .collect::<Vec<_>>();
+            // Fall back to /V when no option is flagged selected (PDFium reads /I first).
+            let selected = if selected.is_empty() {
+                l.value().into_iter().filter(|v| !v.is_empty()).collect()
+            } else {
+                selected
+            };
+            (
+                FieldKind::List,
+                FieldValue::List(selected),
+                Some(option_labels(l.options())),
+            )
+        }
+        PdfFormField::Signature(_) => (FieldKind::Signature, FieldValue::Bool(false), None),
+        PdfFormField::PushButton(_) | PdfFormField::Unknown(_) => {
+            (FieldKind::Button, FieldValue::Null, None)
+        }
+    }
+}
+
+fn option_labels(options: &PdfFormFieldOptions) -> Vec<String> {
+    options.iter().filter_map(|o| o.label().cloned()).collect()
+}

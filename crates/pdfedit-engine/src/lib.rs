@@ -1,0 +1,206 @@
+//! The pdfedit engine API used by the Node addon: document facts, the text model (spans,
+//! lines, blocks, form fields) and page previews.
+//!
+//! Every function takes the document's bytes and an optional password and opens the
+//! document afresh: the engine keeps no state between calls, so a worker thread can serve
+//! any request. PDFium work is serialised process-wide (see `pdf-render`).
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+mod layout;
+mod spans;
+
+use std::path::Path;
+
+pub use error::{Error, Result};
+pub use pdf_render::{DocInfo, FieldKind, FieldValue, FormField, PageInfo, SignatureInfo};
+
+/// One span of text in the API's shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    /// Stable id: the same bytes always give the same ids.
+    pub span_id: String,
+    /// 1-based page.
+    pub page: u32,
+    /// The text; words inside the span keep their single spaces.
+    pub text: String,
+    /// `[x0, y0, x1, y1]` in points, top-left origin of the displayed page.
+    pub bbox: [f32; 4],
+    /// Font name without the subset tag.
+    pub font: String,
+    /// Font size in points (text matrix and CTM applied).
+    pub size: f32,
+    /// Fill colour `#rrggbb`.
+    pub color: String,
+    /// Any of `bold`, `italic`, `monospace`, `serif`.
+    pub flags: Vec<&'static str>,
+    /// Line id, unique within the page.
+    pub line: u32,
+    /// Block id, unique within the page.
+    pub block: u32,
+    /// Baseline angle in degrees counter-clockwise as displayed (0 = left to right).
+    pub rotation: f32,
+    /// Always `text-layer` here (`ocr` spans come from the OCR bridge).
+    pub source: &'static str,
+}
+
+/// The text of one page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageText {
+    /// 1-based page number.
+    pub page: u32,
+    /// Displayed width in points.
+    pub width: f32,
+    /// Displayed height in points.
+    pub height: f32,
+    /// Clockwise page rotation (0, 90, 180, 270).
+    pub rotation: u16,
+    /// Spans in reading order.
+    pub spans: Vec<Span>,
+}
+
+impl PageText {
+    /// The page as plain text: spans of a line joined by a space, lines by a newline.
+    pub fn plain_text(&self) -> String {
+        let mut out = String::new();
+        let mut last_line = None;
+        for s in &self.spans {
+            match last_line {
+                None => {}
+                Some(l) if l == s.line => out.push(' '),
+                Some(_) => out.push('\n'),
+            }
+            out.push_str(&s.text);
+            last_line = Some(s.line);
+        }
+        out
+    }
+}
+
+/// The answer of [`read_text`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextResult {
+    /// Requested pages (empty span lists when the text layer was not asked for).
+    pub pages: Vec<PageText>,
+    /// Form fields whose first widget is on a requested page (empty when the forms layer
+    /// was not asked for).
+    pub fields: Vec<FormField>,
+}
+
+/// What [`render`] should draw.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RenderRequest {
+    /// 1-based page.
+    pub page: u32,
+    /// Region `[x0, y0, x1, y1]` of the page; `None` = the whole page.
+    pub region: Option<[f32; 4]>,
+    /// Highlight boxes in page coordinates.
+    pub highlights: Vec<[f32; 4]>,
+    /// Output width in pixels (default 1000, max 2000).
+    pub width: Option<u32>,
+    /// Byte budget of the PNG (default 200 000).
+    pub max_bytes: Option<usize>,
+}
+
+/// Binds PDFium from `lib_path` (idempotent). Without a call, the first use binds from
+/// the `PDFIUM_LIB_PATH` environment variable.
+pub fn init(lib_path: &Path) -> Result<()> {
+    Ok(pdf_render::init(Some(lib_path))?)
+}
+
+/// Document facts: pages, encryption, signatures, forms.
+pub fn open_info(bytes: &[u8], password: Option<&str>) -> Result<DocInfo> {
+    let doc = pdf_render::Document::open(bytes, password)?;
+    Ok(doc.info()?)
+}
+
+/// Reads the text layer and/or form fields of the given 1-based pages (all when `None`).
+pub fn read_text(
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: Option<Vec<u32>>,
+    text: bool,
+    forms: bool,
+) -> Result<TextResult> {
+    let doc = pdf_render::Document::open(bytes, password)?;
+    let info = doc.info()?;
+    let wanted = resolve_pages(pages, info.page_count)?;
+    let mut out_pages = Vec::with_capacity(wanted.len());
+    for &p in &wanted {
+        let meta = &info.pages[(p - 1) as usize];
+        let spans = if text {
+            let chars = doc.page_chars(p - 1)?;
+            layout::layout_page(p, spans::build_spans(&chars))
+        } else {
+            Vec::new()
+        };
+        out_pages.push(PageText {
+            page: p,
+            width: meta.width,
+            height: meta.height,
+            rotation: meta.rotation,
+            spans,
+        });
+    }
+    let fields = if forms && info.has_acro_form {
+        doc.form_fields()?
+            .into_iter()
+            .filter(|f| wanted.contains(&f.page))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(TextResult {
+        pages: out_pages,
+        fields,
+    })
+}
+
+/// Renders a page (or a region of it) to a PNG that never exceeds the byte budget.
+pub fn render(bytes: &[u8], password: Option<&str>, req: &RenderRequest) -> Result<Vec<u8>> {
+    let doc = pdf_render::Document::open(bytes, password)?;
+    let count = doc.page_count();
+    if req.page == 0 || req.page > count {
+        return Err(Error::InvalidRequest(format!(
+            "page {} does not exist (the document has {count})",
+            req.page
+        )));
+    }
+    let to_rect = |b: &[f32; 4]| pdf_render::Rect::from_corners(b[0], b[1], b[2], b[3]);
+    if let Some(r) = &req.region {
+        if r[2] <= r[0] || r[3] <= r[1] {
+            return Err(Error::InvalidRequest(
+                "region must be [x0, y0, x1, y1] with x0 < x1 and y0 < y1".into(),
+            ));
+        }
+    }
+    let options = pdf_render::RenderOptions {
+        region: req.region.as_ref().map(to_rect),
+        highlights: req.highlights.iter().map(to_rect).collect(),
+        width: req.width.unwrap_or(pdf_render::DEFAULT_WIDTH),
+        max_bytes: req.max_bytes.unwrap_or(pdf_render::DEFAULT_MAX_BYTES),
+    };
+    if options.width == 0 || options.width > pdf_render::MAX_WIDTH {
+        return Err(Error::InvalidRequest(format!(
+            "width must be between 1 and {} pixels",
+            pdf_render::MAX_WIDTH
+        )));
+    }
+    Ok(doc.render_png(req.page - 1, &options)?)
+}
+
+/// Validated, de-duplicated, ascending 1-based pages.
+fn resolve_pages(pages: Option<Vec<u32>>, count: u32) -> Result<Vec<u32>> {
+    let Some(mut pages) = pages else {
+        return Ok((1..=count).collect());
+    };
+    if let Some(bad) = pages.iter().find(|&&p| p == 0 || p > count) {
+        return Err(Error::InvalidRequest(format!(
+            "page {bad} does not exist (the document has {count})"
+        )));
+    }
+    pages.sort_unstable();
+    pages.dedup();
+    Ok(pages)
+}

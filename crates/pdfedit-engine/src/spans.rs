@@ -1,0 +1,200 @@
+//! From PDFium's characters to spans.
+//!
+//! A span is a run of glyphs on one baseline with the same font, size, colour and angle
+//! and no large gap. PDFium's generated characters (the spaces and line breaks it infers)
+//! are word separators, never glyphs. Geometry is handled in the text's own frame
+//! ("along" the baseline and "across" it), so rotated text groups like upright text.
+
+use pdf_render::{RawChar, Rect};
+
+/// A gap wider than this many ems between two glyphs splits the span (about 1.5 times a
+/// typical space of 0.25 em…0.3 em, so justified word spaces stay inside the span).
+const SPLIT_GAP_EM: f32 = 0.45;
+/// A gap wider than this many ems between glyphs without a space between them is a word
+/// break PDFium did not mark (some producers position every word absolutely).
+const WORD_GAP_EM: f32 = 0.12;
+/// Baselines closer than this many ems are the same line.
+const BASELINE_TOLERANCE_EM: f32 = 0.35;
+
+/// A span before ids, lines and blocks are assigned.
+#[derive(Debug, Clone)]
+pub(crate) struct RawSpan {
+    /// PDFium index of the first glyph.
+    pub first_index: u32,
+    pub text: String,
+    pub bbox: Rect,
+    pub font: String,
+    pub size: f32,
+    pub color: [u8; 3],
+    pub weight: Option<u32>,
+    pub italic: bool,
+    pub monospace: bool,
+    pub serif: bool,
+    /// Displayed baseline angle, degrees counter-clockwise.
+    pub angle: f32,
+    /// Position of the baseline across the text direction.
+    pub baseline: f32,
+    /// Extent along the text direction.
+    pub along: (f32, f32),
+    /// A generated line break came right before this span.
+    pub after_break: bool,
+}
+
+/// Unit vector of the text direction in top-left (y down) coordinates.
+fn direction(angle_deg: f32) -> (f32, f32) {
+    let a = angle_deg.to_radians();
+    (a.cos(), -a.sin())
+}
+
+fn project(r: &Rect, d: (f32, f32)) -> (f32, f32) {
+    let corners = [(r.x0, r.y0), (r.x1, r.y0), (r.x0, r.y1), (r.x1, r.y1)];
+    corners
+        .iter()
+        .map(|&(x, y)| x * d.0 + y * d.1)
+        .fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)))
+}
+
+fn same_angle(a: f32, b: f32) -> bool {
+    let d = (a - b).rem_euclid(360.0);
+    d.min(360.0 - d) < 2.0
+}
+
+/// What the builder needs to know about the previous glyph.
+struct Last {
+    along_end: f32,
+    baseline: f32,
+}
+
+/// Groups the characters of one page into spans, in PDFium's order.
+pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
+    let mut spans: Vec<RawSpan> = Vec::new();
+    let mut current: Option<RawSpan> = None;
+    let mut last: Option<Last> = None;
+    let mut pending_space = false;
+    let mut pending_break = false;
+
+    for c in chars {
+        let Some(ch) = c.ch else { continue };
+        if c.generated || ch == '\r' || ch == '\n' {
+            if ch == '\r' || ch == '\n' {
+                pending_break = true;
+            } else {
+                pending_space = true;
+            }
+            continue;
+        }
+        if ch.is_whitespace() {
+            // A real space glyph: a word separator whose box says nothing useful.
+            pending_space = true;
+            continue;
+        }
+        if ch.is_control() {
+            continue;
+        }
+        let d = direction(c.angle);
+        let along = project(&c.bbox, d);
+        let baseline = c.origin.0 * -d.1 + c.origin.1 * d.0;
+        let size = c.size.max(1.0);
+
+        let mut split = pending_break;
+        let mut space = pending_space;
+        if let (Some(span), Some(prev)) = (current.as_ref(), last.as_ref()) {
+            let gap = along.0 - prev.along_end;
+            let style_differs = span.font != c.font
+                || (span.size - c.size).abs() > 0.05 * size
+                || span.color != rgb(c)
+                || !same_angle(span.angle, c.angle);
+            let off_line = (baseline - prev.baseline).abs() > BASELINE_TOLERANCE_EM * size;
+            // Going backwards along the baseline means a new line or a column jump.
+            let backwards = gap < -0.5 * size;
+            if style_differs || off_line || backwards || gap > SPLIT_GAP_EM * size {
+                split = true;
+            }
+            if gap > WORD_GAP_EM * size {
+                space = true;
+            }
+        }
+        if split {
+            if let Some(done) = current.take() {
+                spans.push(done);
+            }
+        }
+        match current.as_mut() {
+            Some(span) => {
+                if space && !span.text.ends_with(' ') {
+                    span.text.push(' ');
+                }
+                push_glyph(span, ch, c, along);
+            }
+            None => {
+                let mut span = new_span(c, along, baseline);
+                span.after_break = pending_break;
+                push_glyph(&mut span, ch, c, along);
+                current = Some(span);
+            }
+        }
+        last = Some(Last {
+            along_end: along.1,
+            baseline,
+        });
+        pending_space = false;
+        pending_break = false;
+    }
+    if let Some(done) = current {
+        spans.push(done);
+    }
+    spans
+}
+
+fn rgb(c: &RawChar) -> [u8; 3] {
+    c.color
+}
+
+fn new_span(c: &RawChar, along: (f32, f32), baseline: f32) -> RawSpan {
+    RawSpan {
+        first_index: c.index,
+        text: String::new(),
+        bbox: c.bbox,
+        font: c.font.clone(),
+        size: c.size,
+        color: c.color,
+        weight: c.weight,
+        italic: c.italic,
+        monospace: c.monospace,
+        serif: c.serif,
+        angle: c.angle,
+        baseline,
+        along,
+        after_break: false,
+    }
+}
+
+fn push_glyph(span: &mut RawSpan, ch: char, c: &RawChar, along: (f32, f32)) {
+    push_normalised(&mut span.text, ch);
+    if c.bbox.width() > 0.0 || c.bbox.height() > 0.0 {
+        span.bbox = if span.text.chars().count() <= 1 {
+            c.bbox
+        } else {
+            span.bbox.union(&c.bbox)
+        };
+    }
+    span.along = (span.along.0.min(along.0), span.along.1.max(along.1));
+}
+
+/// Latin ligature code points become their letters, as pdftotext does, so search and
+/// word matching see "fi" rather than U+FB01.
+fn push_normalised(text: &mut String, ch: char) {
+    let expanded = match ch {
+        '\u{FB00}' => "ff",
+        '\u{FB01}' => "fi",
+        '\u{FB02}' => "fl",
+        '\u{FB03}' => "ffi",
+        '\u{FB04}' => "ffl",
+        '\u{FB05}' | '\u{FB06}' => "st",
+        _ => {
+            text.push(ch);
+            return;
+        }
+    };
+    text.push_str(expanded);
+}

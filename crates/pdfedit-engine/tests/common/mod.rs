@@ -1,0 +1,71 @@
+//! Shared set-up for the engine's integration tests: binding PDFium and finding the
+//! real-world corpus (never copied into the repository).
+#![allow(dead_code)] // each test binary uses a different subset of these helpers
+
+use std::path::PathBuf;
+
+/// One corpus entry from `manifest.json`.
+pub struct CorpusFile {
+    pub path: PathBuf,
+    pub name: String,
+    pub password: Option<String>,
+    pub user_password: Option<String>,
+    pub owner_password: Option<String>,
+    pub encrypted: bool,
+    pub pages: u32,
+    pub pages_without_text: u32,
+}
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Binds PDFium from `PDFIUM_LIB_PATH` or the repository's vendor folder; `false` (with a
+/// message) when neither exists.
+pub fn init_pdfium() -> bool {
+    let path = std::env::var_os("PDFIUM_LIB_PATH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("vendor/pdfium/lib/libpdfium.so"));
+    if !path.exists() {
+        eprintln!("SKIP: libpdfium.so not found (run scripts/fetch-pdfium.sh or set PDFIUM_LIB_PATH)");
+        return false;
+    }
+    pdfedit_engine::init(&path).expect("PDFium binds");
+    true
+}
+
+/// The corpus, or `None` (with a message) when `../shared/corpus` is absent.
+pub fn corpus() -> Option<Vec<CorpusFile>> {
+    let dir = repo_root().join("../shared/corpus");
+    let manifest = dir.join("manifest.json");
+    let Ok(text) = std::fs::read_to_string(&manifest) else {
+        eprintln!("SKIP: corpus not found at ../shared/corpus");
+        return None;
+    };
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&text).expect("manifest parses");
+    let str_of = |v: &serde_json::Value| v.as_str().map(str::to_string);
+    let num_of = |v: &serde_json::Value| {
+        v.as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            .unwrap_or(0) as u32
+    };
+    let files = entries
+        .iter()
+        .map(|e| {
+            let user = str_of(&e["user_password"]);
+            let owner = str_of(&e["owner_password"]);
+            let name = e["file"].as_str().expect("file").to_string();
+            CorpusFile {
+                path: dir.join(&name),
+                name,
+                password: user.clone().or_else(|| owner.clone()),
+                user_password: user,
+                owner_password: owner,
+                encrypted: e["enc"]["encrypted"].as_bool().unwrap_or(false),
+                pages: num_of(&e["pages"]),
+                pages_without_text: num_of(&e["pages_without_text"]),
+            }
+        })
+        .collect();
+    Some(files)
+}

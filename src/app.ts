@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import auth from './plugins/app/auth.js';
+import db from './plugins/app/db.js';
+import engine from './plugins/app/engine.js';
+import errors from './plugins/app/errors.js';
+import requestId from './plugins/app/request-id.js';
+import files from './routes/files.js';
+import health from './routes/health.js';
+import preview from './routes/preview.js';
+import text from './routes/text.js';
+
+export interface AppOptions {
+  config: Config;
+}
+
+/** The whole service as one Fastify plugin: tests inject into it, server.ts boots it. */
+export default async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
+  fastify.decorate('config', opts.config);
+  await fastify.register(requestId);
+  await fastify.register(errors);
+  await fastify.register(db);
+  await fastify.register(auth);
+  await fastify.register(engine);
+  await fastify.register(health);
+  await fastify.register(files);
+  await fastify.register(text);
+  await fastify.register(preview);
+}
+
+export function serverOptions(config: Config): FastifyServerOptions {
+  return {
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    requestIdHeader: false,
+    // JSON bodies of the API are small; documents travel through uploads or multipart.
+    bodyLimit: 10 * 1024 * 1024,
+    connectionTimeout: 120_000,
+    requestTimeout: 300_000,
+    keepAliveTimeout: 72_000,
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    ajv: {
+      // Unknown members are refused, never silently dropped (API-DECISIONS.md conventions).
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  };
+}
+
+/** Builds a ready service instance (without listening). */
+export async function buildServer(config: Config, extra: Partial<FastifyServerOptions> = {}) {
+  const fastify = Fastify({ ...serverOptions(config), ...extra });
+  await fastify.register(app, { config });
+  await fastify.ready();
+  return fastify;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Plans (API-DECISIONS.md "Plans"): the one place where per-plan numbers live.
+ * Sizes in bytes; `monthlyPages` for keyless is a daily allowance per client IP.
+ */
+export type PlanName = 'keyless' | 'free' | 'starter' | 'growth' | 'scale';
+
+export interface Plan {
+  name: PlanName;
+  monthlyPages: number;
+  dailyPages?: number;
+  requestsPerMinute: number;
+  concurrency: number;
+  maxFileBytes: number;
+  maxPages: number;
+  syncPageLimit: number;
+  maxBatchRecords: number;
+  watermarkOffAllowed: boolean;
+  overageUsdPerPage?: number;
+}
+
+const MB = 1024 * 1024;
+
+export const PLANS: Record<PlanName, Plan> = {
+  keyless: {
+    name: 'keyless',
+    monthlyPages: 0,
+    dailyPages: 20,
+    requestsPerMinute: 10,
+    concurrency: 1,
+    maxFileBytes: 10 * MB,
+    maxPages: 20,
+    syncPageLimit: 20,
+    maxBatchRecords: 0,
+    watermarkOffAllowed: false,
+  },
+  free: {
+    name: 'free',
+    monthlyPages: 200,
+    requestsPerMinute: 30,
+    concurrency: 2,
+    maxFileBytes: 20 * MB,
+    maxPages: 100,
+    syncPageLimit: 20,
+    maxBatchRecords: 50,
+    watermarkOffAllowed: false,
+  },
+  starter: {
+    name: 'starter',
+    monthlyPages: 5_000,
+    requestsPerMinute: 120,
+    concurrency: 4,
+    maxFileBytes: 50 * MB,
+    maxPages: 500,
+    syncPageLimit: 30,
+    maxBatchRecords: 1_000,
+    watermarkOffAllowed: false,
+    overageUsdPerPage: 0.005,
+  },
+  growth: {
+    name: 'growth',
+    monthlyPages: 20_000,
+    requestsPerMinute: 300,
+    concurrency: 8,
+    maxFileBytes: 100 * MB,
+    maxPages: 1_000,
+    syncPageLimit: 50,
+    maxBatchRecords: 10_000,
+    watermarkOffAllowed: true,
+  },
+  scale: {
+    name: 'scale',
+    monthlyPages: 100_000,
+    requestsPerMinute: 1_200,
+    concurrency: 32,
+    maxFileBytes: 200 * MB,
+    maxPages: 2_000,
+    syncPageLimit: 50,
+    maxBatchRecords: 50_000,
+    watermarkOffAllowed: true,
+  },
+};
+
+/** Plans an account can hold (keyless is not an account plan). */
+export const ACCOUNT_PLANS = ['free', 'starter', 'growth', 'scale'] as const;
+export type AccountPlan = (typeof ACCOUNT_PLANS)[number];
+
+export function isAccountPlan(value: string): value is AccountPlan {
+  return (ACCOUNT_PLANS as readonly string[]).includes(value);
+}

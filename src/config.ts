@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository (or install) root: two levels above this file in src/ and in dist/src/. */
+export const PROJECT_ROOT = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+})();
+
+/**
+ * Everything the service reads from the environment, read once, typed.
+ * Nothing set = embedded mode (SQLite + disk under DATA_DIR, in-process queue).
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicBaseUrl: string;
+  /** `sqlite:<path>` (default `DATA_DIR/pdfedit.sqlite`) or a `postgres://` URL. */
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  /** HMAC key for signed file links; from TOKEN_SECRET, else generated once into DATA_DIR. */
+  tokenSecret: Buffer;
+  allowPrivateUrls: boolean;
+  pdfiumLibPath: string;
+  engineThreads: number;
+  /** Budget of one synchronous engine call before 504 engine_timeout. */
+  syncTimeoutMs: number;
+  fetch: { maxBytes: number; timeoutMs: number; maxRedirects: number };
+  trustedProxies: string[];
+  logLevel: string;
+  /** Retention of uploads, outputs and previews (SPEC: 24 hours). */
+  fileTtlMs: number;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+function tokenSecret(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
+  if (env.TOKEN_SECRET) {
+    if (env.TOKEN_SECRET.length < 32) throw new Error('TOKEN_SECRET must be at least 32 characters');
+    return Buffer.from(env.TOKEN_SECRET, 'utf8');
+  }
+  // Embedded mode: one random secret kept beside the data, never in the repository.
+  const file = path.join(dataDir, '.token-secret');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
+  }
+  chmodSync(file, 0o600);
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env, 'PORT', 8080);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
+  if (!/^https?:\/\//.test(publicBaseUrl)) throw new Error('PUBLIC_BASE_URL must start with http:// or https://');
+  const databaseUrl = env.DATABASE_URL || `sqlite:${path.join(dataDir, 'pdfedit.sqlite')}`;
+  return {
+    port,
+    host,
+    dataDir,
+    publicBaseUrl,
+    databaseUrl,
+    redisUrl: env.REDIS_URL || undefined,
+    tokenSecret: tokenSecret(env, dataDir),
+    allowPrivateUrls: env.ALLOW_PRIVATE_URLS === '1' || env.ALLOW_PRIVATE_URLS === 'true',
+    pdfiumLibPath: path.resolve(env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so')),
+    engineThreads: int(env, 'ENGINE_THREADS', 2),
+    syncTimeoutMs: int(env, 'SYNC_TIMEOUT_MS', 60_000),
+    fetch: {
+      maxBytes: int(env, 'FETCH_MAX_BYTES', 200 * 1024 * 1024),
+      timeoutMs: int(env, 'FETCH_TIMEOUT_MS', 30_000),
+      maxRedirects: 5,
+    },
+    trustedProxies: (env.TRUSTED_PROXIES || '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    logLevel: env.LOG_LEVEL || 'info',
+    fileTtlMs: int(env, 'FILE_TTL_MS', 24 * 60 * 60 * 1000),
+  };
+}
