@@ -7,14 +7,7 @@ use std::process::Command;
 
 /// Multiset overlap |A ∩ B| / max(|A|, |B|) of whitespace-separated words.
 fn word_overlap(a: &str, b: &str) -> f64 {
-    let count = |s: &str| {
-        let mut m: HashMap<&str, usize> = HashMap::new();
-        for w in s.split_whitespace() {
-            *m.entry(w).or_default() += 1;
-        }
-        m
-    };
-    let (ca, cb) = (count(a), count(b));
+    let (ca, cb) = (word_counts(a), word_counts(b));
     let (na, nb): (usize, usize) = (ca.values().sum(), cb.values().sum());
     if na.max(nb) == 0 {
         return 1.0;
@@ -24,6 +17,14 @@ fn word_overlap(a: &str, b: &str) -> f64 {
         .map(|(w, n)| (*n).min(cb.get(w).copied().unwrap_or(0)))
         .sum();
     common as f64 / na.max(nb) as f64
+}
+
+fn word_counts(s: &str) -> HashMap<&str, usize> {
+    let mut m: HashMap<&str, usize> = HashMap::new();
+    for w in s.split_whitespace() {
+        *m.entry(w).or_default() += 1;
+    }
+    m
 }
 
 fn pdftotext(file: &common::CorpusFile) -> Option<String> {
