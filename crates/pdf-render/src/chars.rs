@@ -17,6 +17,9 @@ pub struct RawChar {
     pub generated: bool,
     /// Tight glyph box in API coordinates (zero-sized for generated characters).
     pub bbox: Rect,
+    /// Loose box (font ascent to descent, origin to advance) in API coordinates: the
+    /// right measure for gaps between glyphs, which ink boxes exaggerate.
+    pub advance_box: Rect,
     /// Origin (baseline start) in API coordinates.
     pub origin: (f32, f32),
     /// Font name as PDFium reports it (may carry a subset tag `ABCDEF+`).
@@ -60,6 +63,17 @@ impl Document<'_> {
                     )
                 })
                 .unwrap_or_default();
+            let advance_box = c
+                .loose_bounds()
+                .map(|r| {
+                    transform.rect(
+                        r.left().value,
+                        r.bottom().value,
+                        r.right().value,
+                        r.top().value,
+                    )
+                })
+                .unwrap_or(bbox);
             let origin = c
                 .origin()
                 .map(|(x, y)| transform.point(x.value, y.value))
@@ -77,9 +91,10 @@ impl Document<'_> {
                 ch: c.unicode_char(),
                 generated,
                 bbox,
+                advance_box,
                 origin,
                 font: c.font_name(),
-                size: c.scaled_font_size().value,
+                size: effective_size(&c),
                 weight: c.font_weight().map(weight_value),
                 italic: c.font_is_italic(),
                 monospace: c.font_is_fixed_pitch(),
@@ -89,6 +104,23 @@ impl Document<'_> {
             });
         }
         Ok(out)
+    }
+}
+
+/// Tf size times the vertical scale of the glyph's matrix. pdfium-render's own scaled size
+/// multiplies by the matrix's `d` alone, which is 0 (or negative) for rotated text.
+fn effective_size(c: &PdfPageTextChar) -> f32 {
+    let size = c.unscaled_font_size().value;
+    match c.matrix() {
+        Ok(m) => {
+            let scale = m.c().hypot(m.d());
+            if scale > 0.0 {
+                size * scale
+            } else {
+                size
+            }
+        }
+        Err(_) => size,
     }
 }
 

@@ -97,10 +97,12 @@ impl PageTransform {
         Rect::from_corners(ax, ay, bx, by)
     }
 
-    /// Converts a baseline angle in user space (radians, counter-clockwise) to degrees
-    /// counter-clockwise as displayed: a clockwise page rotation turns the text clockwise.
-    pub(crate) fn display_angle_degrees(&self, user_radians: f32) -> f32 {
-        let deg = user_radians.to_degrees() - f32::from(self.rotation);
+    /// Converts PDFium's character angle to degrees counter-clockwise as displayed.
+    ///
+    /// PDFium computes `atan2(c, a)` of the glyph matrix, which is the rotation measured
+    /// *clockwise* in user space; a clockwise page rotation then turns the text further.
+    pub(crate) fn display_angle_degrees(&self, pdfium_radians: f32) -> f32 {
+        let deg = -pdfium_radians.to_degrees() - f32::from(self.rotation);
         deg.rem_euclid(360.0)
     }
 }
@@ -130,6 +132,9 @@ mod tests {
         // Top-left becomes top-right.
         assert_eq!(t.point(0.0, 100.0), (100.0, 0.0));
         assert_eq!(t.display_angle_degrees(0.0), 270.0);
+        // Text drawn rotated 90° counter-clockwise on a page shown rotated 90° clockwise
+        // reads upright; PDFium reports that glyph matrix as 270° (clockwise).
+        assert_eq!(t.display_angle_degrees(270f32.to_radians()), 0.0);
     }
 
     #[test]

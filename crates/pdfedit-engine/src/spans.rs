@@ -92,7 +92,7 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
             continue;
         }
         let d = direction(c.angle);
-        let along = project(&c.bbox, d);
+        let along = project(&c.advance_box, d);
         let baseline = c.origin.0 * -d.1 + c.origin.1 * d.0;
         let size = c.size.max(1.0);
 
