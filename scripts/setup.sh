@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs everything the service needs and builds it. Idempotent, and fast the second
+# time: each step is skipped when what it produces is already up to date.
+#   Debian packages (fonts for metric twins, tesseract, poppler-utils, qpdf, a C toolchain)
+#   PDFium from the pinned pypdfium2 wheel (scripts/fetch-pdfium.sh)
+#   npm packages from package-lock.json, the Rust addon, the TypeScript build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+
+# --- Debian packages -------------------------------------------------------------------
+APT_PACKAGES=(
+  build-essential pkg-config python3 python3-pip ca-certificates
+  poppler-utils qpdf tesseract-ocr tesseract-ocr-eng
+  fonts-liberation fonts-crosextra-carlito fonts-crosextra-caladea fonts-urw-base35 fonts-dejavu-core
+)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing Debian packages; run as root:" >&2
+    echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# --- PDFium -----------------------------------------------------------------------------
+./scripts/fetch-pdfium.sh
+
+# --- npm packages -----------------------------------------------------------------------
+# node-gyp (better-sqlite3) must use the local Node headers: nothing is downloaded.
+for d in /usr/include/node /usr/local/include/node; do
+  if [ -f "$d/node_api.h" ]; then export npm_config_nodedir="${d%/include/node}"; break; fi
+done
+lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f node_modules/.pdfedit-lock ] || [ "$(cat node_modules/.pdfedit-lock)" != "$lock_hash" ]; then
+  log "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_hash" > node_modules/.pdfedit-lock
+fi
+
+# --- Rust addon -------------------------------------------------------------------------
+# cargo decides what is stale; a no-op build takes about a second.
+log "building the native addon"
+npm run --silent build:native
+
+# --- TypeScript -------------------------------------------------------------------------
+log "compiling TypeScript"
+npm run --silent build:ts
+log "ready"

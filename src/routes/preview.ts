@@ -1,0 +1,53 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../domain/api-error.js';
+import { openSource } from '../domain/document.js';
+import { Box, Source } from '../schemas/common.js';
+
+/** SPEC "Limits": a preview is at most 200 KB. */
+export const PREVIEW_MAX_BYTES = 200 * 1024;
+
+const PreviewBody = Type.Object(
+  {
+    source: Source,
+    page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+    region: Type.Optional(Box),
+    highlights: Type.Optional(Type.Array(Box, { maxItems: 500 })),
+    width: Type.Optional(Type.Integer({ minimum: 16, maximum: 2000, default: 1000 })),
+  },
+  { additionalProperties: false },
+);
+type PreviewBody = Static<typeof PreviewBody>;
+
+function checkBox(name: string, box: number[]): void {
+  const [x0, y0, x1, y1] = box as [number, number, number, number];
+  if (!(x1 > x0 && y1 > y0)) throw new ApiError('invalid_request', `${name} must be [x0, y0, x1, y1] with x1 > x0 and y1 > y0.`);
+}
+
+/** POST /v1/preview: a PNG of a page or a region of it, always within 200 KB (free). */
+export default async function previewRoutes(fastify: FastifyInstance): Promise<void> {
+  fastify.post<{ Body: PreviewBody }>(
+    '/v1/preview',
+    { schema: { body: PreviewBody }, onRequest: fastify.requireKey },
+    async (request, reply) => {
+      const { source, region, highlights } = request.body;
+      const page = request.body.page ?? 1;
+      if (region) checkBox('region', region);
+      for (const h of highlights ?? []) checkBox('highlight', h);
+      const doc = await openSource(fastify, request.principal!, source);
+      if (page > doc.info.pageCount) {
+        throw new ApiError('invalid_request', `Page ${page} does not exist: the document has ${doc.info.pageCount} page(s).`);
+      }
+      const png = await fastify.engine.render({
+        pdf: doc.bytes,
+        ...(doc.password !== undefined ? { password: doc.password } : {}),
+        page,
+        ...(region ? { region } : {}),
+        ...(highlights ? { highlights } : {}),
+        width: request.body.width ?? 1000,
+        maxBytes: PREVIEW_MAX_BYTES,
+      });
+      return reply.type('image/png').header('Cache-Control', 'private, no-store').send(png);
+    },
+  );
+}
