@@ -1,0 +1,85 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CORPUS_DIR, HAVE_CORPUS } from './env.js';
+
+export interface CorpusEntry {
+  file: string;
+  pages: number;
+  pagesWithoutText: number;
+  textChars: number;
+  userPassword: string | undefined;
+  ownerPassword: string | undefined;
+  phrases: string[];
+  signed: boolean;
+}
+
+/** The shared corpus manifest, or [] when ../shared/corpus is absent (tests then skip). */
+export function corpus(): CorpusEntry[] {
+  if (!HAVE_CORPUS) return [];
+  const raw = JSON.parse(readFileSync(path.join(CORPUS_DIR, 'manifest.json'), 'utf8')) as Record<string, unknown>[];
+  return raw.map((m) => ({
+    file: String(m.file),
+    pages: Number(m.pages ?? 1),
+    pagesWithoutText: Number(m.pages_without_text ?? 0),
+    textChars: Number(m.text_chars ?? 0),
+    userPassword: (m.user_password as string | null) ?? undefined,
+    ownerPassword: (m.owner_password as string | null) ?? undefined,
+    phrases: (m.phrases as string[] | undefined) ?? [],
+    signed: Number((m.sig as { signed?: number } | undefined)?.signed ?? 0) > 0,
+  }));
+}
+
+export function corpusPath(file: string): string {
+  return path.join(CORPUS_DIR, file);
+}
+
+let havePdftotext: boolean | undefined;
+export function pdftotextAvailable(): boolean {
+  if (havePdftotext === undefined) {
+    try {
+      execFileSync('pdftotext', ['-v'], { stdio: 'ignore' });
+      havePdftotext = true;
+    } catch {
+      havePdftotext = false;
+    }
+  }
+  return havePdftotext;
+}
+
+/** Text of a PDF by poppler's pdftotext: the independent reference for text extraction. */
+export function pdftotext(file: string, password?: string): string {
+  const args = ['-q', '-enc', 'UTF-8'];
+  if (password) args.push('-upw', password);
+  return execFileSync('pdftotext', [...args, file, '-'], { maxBuffer: 64 * 1024 * 1024 }).toString('utf8');
+}
+
+/** Whitespace-separated words, NFKC-normalised so ligature code points compare equal. */
+export function words(text: string): string[] {
+  return text.normalize('NFKC').split(/\s+/u).filter(Boolean);
+}
+
+/** Multiset overlap |A∩B| / max(|A|, |B|): 1 when both tools read the same words. */
+export function wordOverlap(a: string[], b: string[]): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  const counts = new Map<string, number>();
+  for (const w of a) counts.set(w, (counts.get(w) ?? 0) + 1);
+  let common = 0;
+  for (const w of b) {
+    const c = counts.get(w) ?? 0;
+    if (c > 0) {
+      common++;
+      counts.set(w, c - 1);
+    }
+  }
+  return common / Math.max(a.length, b.length);
+}
+
+/** Width and height of a PNG from its IHDR chunk (throws when the bytes are not a PNG). */
+export function pngSize(png: Buffer): { width: number; height: number } {
+  const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  if (png.length < 24 || !png.subarray(0, 8).equals(sig) || png.toString('latin1', 12, 16) !== 'IHDR') {
+    throw new Error('not a PNG');
+  }
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
