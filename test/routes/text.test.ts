@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startApp, type TestApp } from '../helpers/app.js';
+import { corpus, corpusPath, pdftotext, pdftotextAvailable, wordOverlap, words } from '../helpers/corpus.js';
+import { HAVE_CORPUS } from '../helpers/env.js';
+import { type FileServer, serveFiles } from '../helpers/serve.js';
+
+interface Span {
+  span_id: string;
+  page: number;
+  text: string;
+  box: number[];
+  font: string;
+  size: number;
+  color: string;
+  flags: string[];
+  line: number;
+  block: number;
+}
+interface TextAnswer {
+  page_count: number;
+  pages: { page: number; width: number; height: number; rotation: number; spans: Span[] }[];
+  fields: { name: string; type: string; value: unknown; page: number; box: number[] }[];
+}
+
+/** The page text as a reader sees it: spans of a line joined by spaces, lines by newlines. */
+function joinedText(answer: TextAnswer): string {
+  const out: string[] = [];
+  for (const page of answer.pages) {
+    let line: number | undefined;
+    for (const span of page.spans) {
+      out.push(span.line === line ? ' ' : '\n', span.text);
+      line = span.line;
+    }
+  }
+  return out.join('');
+}
+
+const entries = corpus();
+const textEntries = entries.filter((e) => e.textChars > 0 && e.pagesWithoutText < e.pages);
+
+describe.skipIf(!HAVE_CORPUS)('POST /v1/text on the corpus (../shared/corpus)', () => {
+  let t: TestApp;
+  let key: string;
+  let files: FileServer;
+  beforeAll(async () => {
+    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
+    key = await t.newKey();
+    files = await serveFiles(Object.fromEntries(entries.map((e) => [e.file, corpusPath(e.file)])));
+  });
+  afterAll(async () => {
+    await files?.close();
+    await t?.close();
+  });
+
+  const read = (file: string, password?: string, extra: Record<string, unknown> = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/text',
+      headers: bearer(key),
+      payload: { source: { url: files.url(file), ...(password ? { password } : {}) }, ...extra },
+    });
+
+  it('answers every corpus file without a server error', async () => {
+    for (const e of entries) {
+      const res = await read(e.file, e.userPassword ?? e.ownerPassword);
+      expect(res.statusCode, `${e.file}: ${res.body.slice(0, 300)}`).toBe(200);
+    }
+  });
+
+  it.skipIf(!pdftotextAvailable())('agrees with pdftotext word for word (average >= 0.98)', async () => {
+    const scores: number[] = [];
+    for (const e of textEntries) {
+      const password = e.userPassword ?? e.ownerPassword;
+      const res = await read(e.file, password, { layers: ['text'] });
+      expect(res.statusCode, e.file).toBe(200);
+      const ours = words(joinedText(res.json()));
+      const theirs = words(pdftotext(corpusPath(e.file), password));
+      const score = wordOverlap(ours, theirs);
+      scores.push(score);
+      console.log(`text agreement ${score.toFixed(3)}  ${e.file} (${ours.length} vs ${theirs.length} words)`);
+    }
+    const avg = scores.reduce((a, b) => a + b, 0) / scores.length;
+    console.log(`text agreement average ${avg.toFixed(4)} over ${scores.length} files`);
+    expect(avg).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it('gives spans every documented member, in top-left page coordinates', async () => {
+    const res = await read('font-tt-subset-libreoffice-trivial.pdf');
+    const answer = res.json() as TextAnswer;
+    const page = answer.pages[0]!;
+    expect(page.spans.length).toBeGreaterThan(0);
+    for (const s of page.spans) {
+      expect(s).toMatchObject({ page: 1, source: 'text-layer' });
+      expect(s.span_id).toMatch(/\S/);
+      expect(s.color).toMatch(/^#[0-9a-f]{6}$/);
+      expect(Array.isArray(s.flags)).toBe(true);
+      const [x0, y0, x1, y1] = s.box as [number, number, number, number];
+      expect(x0).toBeLessThan(x1);
+      expect(y0).toBeLessThan(y1);
+      expect(x0).toBeGreaterThanOrEqual(0);
+      expect(y1).toBeLessThanOrEqual(page.height);
+    }
+    // The first paragraph starts near the top of the page, not the bottom.
+    const lorem = page.spans.find((s) => s.text.includes('Lorem ipsum'))!;
+    expect(lorem.box[1]).toBeLessThan(page.height / 2);
+  });
+
+  it('returns the same span ids on every call', async () => {
+    const a = (await read('font-type1-pdflatex-4p.pdf')).json() as TextAnswer;
+    const b = (await read('font-type1-pdflatex-4p.pdf')).json() as TextAnswer;
+    const ids = (x: TextAnswer) => x.pages.flatMap((p) => p.spans.map((s) => s.span_id));
+    expect(ids(a).length).toBeGreaterThan(10);
+    expect(ids(a)).toEqual(ids(b));
+    expect(new Set(ids(a)).size).toBe(ids(a).length);
+  });
+
+  it('limits the answer to a page range', async () => {
+    const res = await read('font-type1-pdflatex-4p.pdf', undefined, { pages: '2-3' });
+    expect(res.statusCode).toBe(200);
+    expect((res.json() as TextAnswer).pages.map((p) => p.page)).toEqual([2, 3]);
+    const bad = await read('font-type1-pdflatex-4p.pdf', undefined, { pages: [5] });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.code).toBe('invalid_request');
+  });
+
+  it('opens encrypted files with their password and refuses them without', async () => {
+    const locked = entries.filter((e) => e.userPassword);
+    expect(locked.length).toBeGreaterThan(3);
+    for (const e of locked) {
+      const without = await read(e.file);
+      expect(without.statusCode, e.file).toBe(422);
+      expect(without.json().error.code, e.file).toBe('document_encrypted');
+      const wrong = await read(e.file, 'not-the-password');
+      expect(wrong.json().error.code, e.file).toBe('document_encrypted');
+      const right = await read(e.file, e.userPassword);
+      expect(right.statusCode, e.file).toBe(200);
+    }
+  });
+
+  it('reads AcroForm fields with name, type and value', async () => {
+    const res = await read('form-fancy-fields-acrobat-dc.pdf', undefined, { layers: ['forms'] });
+    const answer = res.json() as TextAnswer;
+    expect(answer.pages).toEqual([]);
+    const types = new Set(answer.fields.map((f) => f.type));
+    for (const ty of ['text', 'checkbox', 'radio', 'list', 'combo', 'button']) expect(types).toContain(ty);
+    for (const f of answer.fields) {
+      expect(f.name).toMatch(/\S/);
+      expect(f.page).toBeGreaterThanOrEqual(1);
+    }
+    expect(answer.fields.filter((f) => f.value !== null && f.value !== '' && f.value !== false).length).toBeGreaterThan(5);
+  });
+
+  it('answers 422 document_unsupported for damaged and non-PDF input, never 500', async () => {
+    const pdf = readFileSync(corpusPath('font-tt-subset-libreoffice-trivial.pdf'));
+    const cases: Record<string, Buffer> = {
+      'png.pdf': Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'),
+      'text.pdf': Buffer.from('hello, this is not a PDF at all\n'.repeat(20)),
+      'empty.pdf': Buffer.alloc(0),
+      'header-only.pdf': Buffer.from('%PDF-1.7\n%%EOF\n'),
+      'truncated.pdf': pdf.subarray(0, 400),
+    };
+    for (const [name, bytes] of Object.entries(cases)) {
+      files.put(name, bytes);
+      const res = await read(name);
+      expect(res.statusCode, name).toBe(422);
+      expect(res.json().error.code, name).toBe('document_unsupported');
+    }
+  });
+
+  it('answers 502 upstream_error when the URL cannot be fetched', async () => {
+    const res = await read('missing.pdf');
+    expect(res.statusCode).toBe(502);
+    expect(res.json().error.code).toBe('upstream_error');
+  });
+});
+
+describe('POST /v1/text URL safety', () => {
+  it('refuses loopback URLs when private URLs are not allowed', async () => {
+    const t = await startApp('sqlite');
+    try {
+      const key = await t.newKey();
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/text',
+        headers: bearer(key),
+        payload: { source: { url: 'http://127.0.0.1:9/x.pdf' } },
+      });
+      expect(res.statusCode).toBe(502);
+      expect(res.json().error.code).toBe('upstream_error');
+    } finally {
+      await t.close();
+    }
+  });
+});
