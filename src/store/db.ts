@@ -46,12 +46,12 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 function openSqlite(file: string): OpenDatabase {
   if (file === '') throw new Error('DATABASE_URL sqlite: needs a file path');
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const sqlite = new BetterSqlite3(file);
+  // The busy timeout first: switching to WAL itself needs a lock another process may hold.
+  const sqlite = new BetterSqlite3(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
   // WAL: readers never block the writer and vice versa. NORMAL sync is durable across
   // process crashes in WAL mode (only an OS crash may lose the last commits).
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   // Off by default in SQLite; without it the REFERENCES clauses are decoration.
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });

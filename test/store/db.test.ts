@@ -76,9 +76,17 @@ describe.each(DB_KINDS)('database on %s', (kind) => {
       revoked_at: null,
       last_used_at: null,
     });
-    await expect(opened.db.insertInto('api_keys').values(key('key_1', 'acct_none', 'live', 'h1')).execute()).rejects.toThrow();
     await expect(
-      opened.db.insertInto('accounts').values({ ...account('acct_b'), email: 'acct_a@example.com' }).execute(),
+      opened.db
+        .insertInto('api_keys')
+        .values(key('key_1', 'acct_none', 'live', 'h1'))
+        .execute(),
+    ).rejects.toThrow();
+    await expect(
+      opened.db
+        .insertInto('accounts')
+        .values({ ...account('acct_b'), email: 'acct_a@example.com' })
+        .execute(),
     ).rejects.toThrow();
     await expect(
       opened.db
@@ -86,8 +94,16 @@ describe.each(DB_KINDS)('database on %s', (kind) => {
         .values(key('key_2', 'acct_a', 'prod' as 'live', 'h2'))
         .execute(),
     ).rejects.toThrow();
-    await opened.db.insertInto('api_keys').values(key('key_3', 'acct_a', 'test', 'h3')).execute();
-    await expect(opened.db.insertInto('api_keys').values(key('key_4', 'acct_a', 'live', 'h3')).execute()).rejects.toThrow();
+    await opened.db
+      .insertInto('api_keys')
+      .values(key('key_3', 'acct_a', 'test', 'h3'))
+      .execute();
+    await expect(
+      opened.db
+        .insertInto('api_keys')
+        .values(key('key_4', 'acct_a', 'live', 'h3'))
+        .execute(),
+    ).rejects.toThrow();
   });
 
   it('survives several processes migrating the same fresh database at once', async () => {
@@ -95,7 +111,9 @@ describe.each(DB_KINDS)('database on %s', (kind) => {
     const startAt = String(Date.now() + 3_000);
     const children = await Promise.all(
       [1, 2, 3, 4].map(() =>
-        run(process.execPath, ['--import', 'tsx', CHILD, env.config.databaseUrl, startAt], { cwd: PROJECT_ROOT }),
+        run(process.execPath, ['--import', 'tsx', CHILD, env.config.databaseUrl, startAt], {
+          cwd: PROJECT_ROOT,
+        }),
       ),
     );
     const applied = children.flatMap((c) => JSON.parse(c.stdout) as string[]);
