@@ -1,0 +1,107 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ApiError } from '../domain/api-error.js';
+import { assertBlobKey, type BlobPutResult, type BlobReadResult, type BlobStore } from './blobs.js';
+
+function isMissing(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException)?.code === 'ENOENT';
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError('too_large', `The document is larger than the plan allows (${maxBytes} bytes).`);
+}
+
+/**
+ * Blobs as files under `<dataDir>/blobs`, one file per key.
+ *
+ * A put writes to a temporary file in the same directory and renames it into place:
+ * rename within one file system is atomic, so a reader sees either no blob or all of it,
+ * and a crash leaves only a `.tmp-` file (ignored by every read; a sweep may remove it).
+ */
+export class DiskBlobStore implements BlobStore {
+  readonly dir: string;
+  private ready: Promise<unknown> | undefined;
+
+  constructor(dataDir: string) {
+    this.dir = path.join(dataDir, 'blobs');
+  }
+
+  private pathOf(key: string): string {
+    assertBlobKey(key);
+    return path.join(this.dir, key);
+  }
+
+  private ensureDir(): Promise<unknown> {
+    this.ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 });
+    return this.ready;
+  }
+
+  async put(key: string, body: Readable | Buffer, opts: { maxBytes: number }): Promise<BlobPutResult> {
+    const target = this.pathOf(key);
+    if (Buffer.isBuffer(body) && body.length > opts.maxBytes) throw tooLarge(opts.maxBytes);
+    await this.ensureDir();
+    // Dot prefix: never a valid key, so a temp file can never be read as a blob.
+    const temp = path.join(this.dir, `.tmp-${key}-${randomBytes(6).toString('hex')}`);
+    const hash = createHash('sha256');
+    let size = 0;
+    // Counts and hashes on the way through; past the limit it fails the pipeline at once,
+    // which stops reading the source, so an oversized upload is never written out whole.
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length;
+        if (size > opts.maxBytes) return done(tooLarge(opts.maxBytes));
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+    try {
+      await pipeline(source, meter, createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      await rename(temp, target);
+    } catch (err) {
+      await unlink(temp).catch(() => {});
+      throw err;
+    }
+    return { size, sha256: hash.digest('hex') };
+  }
+
+  async get(key: string): Promise<BlobReadResult | undefined> {
+    const file = this.pathOf(key);
+    // Open first, then stat the open handle: size and bytes come from the same file even
+    // if the key is deleted in between.
+    const handle = await open(file, 'r').catch((err: unknown) => {
+      if (isMissing(err)) return undefined;
+      throw err;
+    });
+    if (!handle) return undefined;
+    try {
+      const { size } = await handle.stat();
+      return { stream: handle.createReadStream({ autoClose: true }), size };
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+  }
+
+  async stat(key: string): Promise<{ size: number } | undefined> {
+    try {
+      const s = await stat(this.pathOf(key));
+      return { size: s.size };
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await unlink(this.pathOf(key));
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+    }
+  }
+}
