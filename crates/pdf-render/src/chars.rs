@@ -17,6 +17,8 @@ pub struct RawChar {
     pub generated: bool,
     /// Tight glyph box in API coordinates (zero-sized for generated characters).
     pub bbox: Rect,
+    /// PDFium says this is a hyphen that breaks a word at the end of a line.
+    pub hyphen: bool,
     /// Loose box (font ascent to descent, origin to advance) in API coordinates: the
     /// right measure for gaps between glyphs, which ink boxes exaggerate.
     pub advance_box: Rect,
@@ -90,6 +92,7 @@ impl Document<'_> {
                 index: u32::try_from(c.index()).unwrap_or(u32::MAX),
                 ch: c.unicode_char(),
                 generated,
+                hyphen: c.is_hyphen().unwrap_or(false),
                 bbox,
                 advance_box,
                 origin,

@@ -9,6 +9,11 @@ fn main() {
     let bytes = std::fs::read(path).expect("file reads");
     let result = pdfedit_engine::read_text(&bytes, args.get(2).map(String::as_str), None, true, true);
     match result {
+        Ok(r) if std::env::var_os("DUMP_PLAIN").is_some() => {
+            for p in &r.pages {
+                println!("{}", p.plain_text());
+            }
+        }
         Ok(r) => {
             for p in &r.pages {
                 for s in &p.spans {

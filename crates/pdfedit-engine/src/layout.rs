@@ -14,8 +14,9 @@ use crate::Span;
 
 /// Largest baseline-to-baseline distance, in ems, between two lines of one block.
 const BLOCK_LEADING_EM: f32 = 1.9;
-/// Baselines closer than this many ems belong to one line.
-const LINE_TOLERANCE_EM: f32 = 0.35;
+/// Baselines closer than this many ems (of the larger size) belong to one line, so
+/// superscripts and subscripts stay on their line.
+const LINE_TOLERANCE_EM: f32 = 0.5;
 
 /// Assigns lines and blocks and produces the public spans of one page (1-based `page`).
 pub(crate) fn layout_page(page: u32, raw: Vec<RawSpan>) -> Vec<Span> {
@@ -37,7 +38,8 @@ pub(crate) fn layout_page(page: u32, raw: Vec<RawSpan>) -> Vec<Span> {
         if let Some((baseline, along_end, prev_size, angle)) = line_state {
             let same_angle = (angle - s.angle).abs() < 2.0;
             let tol = LINE_TOLERANCE_EM * size.max(prev_size);
-            if same_angle && (s.baseline - baseline).abs() <= tol && s.along.0 >= along_end - tol {
+            let forward = s.along.0 >= along_end - LINE_TOLERANCE_EM * size;
+            if same_angle && (s.baseline - baseline).abs() <= tol && forward {
                 new_line = false;
                 new_block = false;
             } else if same_angle {
@@ -94,6 +96,8 @@ fn public_span(page: u32, s: RawSpan, text: String, line: u32, block: u32) -> Sp
         block,
         rotation: snap_angle(s.angle),
         source: "text-layer",
+        space_before: s.space_before,
+        soft_hyphen_end: s.soft_hyphen_end,
         text,
     }
 }

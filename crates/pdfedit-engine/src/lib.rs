@@ -14,7 +14,7 @@ mod spans;
 use std::path::Path;
 
 pub use error::{Error, Result};
-pub use pdf_render::{DocInfo, FieldKind, FieldValue, FormField, PageInfo, SignatureInfo};
+pub use pdf_render::{DocInfo, FieldKind, FieldValue, FormField, PageInfo, Rect, SignatureInfo};
 
 /// One span of text in the API's shape.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +43,12 @@ pub struct Span {
     pub rotation: f32,
     /// Always `text-layer` here (`ocr` spans come from the OCR bridge).
     pub source: &'static str,
+    /// Whether a word separator precedes the span on its line. `false` means the span
+    /// continues the previous span's word (a superscript, a colour change mid-word).
+    pub space_before: bool,
+    /// The span ends in a hyphen that breaks a word across lines (PDFium's judgement);
+    /// plain text joins the word and drops the hyphen, as pdftotext does.
+    pub soft_hyphen_end: bool,
 }
 
 /// The text of one page.
@@ -61,18 +67,26 @@ pub struct PageText {
 }
 
 impl PageText {
-    /// The page as plain text: spans of a line joined by a space, lines by a newline.
+    /// The page as plain text: spans of a line joined by a space (none when the span
+    /// continues a word), lines by a newline.
     pub fn plain_text(&self) -> String {
         let mut out = String::new();
-        let mut last_line = None;
+        let mut last: Option<&Span> = None;
         for s in &self.spans {
-            match last_line {
+            match last {
                 None => {}
-                Some(l) if l == s.line => out.push(' '),
+                Some(prev) if prev.line == s.line => {
+                    if s.space_before {
+                        out.push(' ');
+                    }
+                }
+                Some(prev) if prev.soft_hyphen_end && prev.text.ends_with('-') => {
+                    out.pop();
+                }
                 Some(_) => out.push('\n'),
             }
             out.push_str(&s.text);
-            last_line = Some(s.line);
+            last = Some(s);
         }
         out
     }

@@ -13,6 +13,8 @@ const SPLIT_GAP_EM: f32 = 0.45;
 /// A gap wider than this many ems between glyphs without a space between them is a word
 /// break PDFium did not mark (some producers position every word absolutely).
 const WORD_GAP_EM: f32 = 0.12;
+/// A space between glyphs closer than this many ems is not a word break.
+const MIN_SPACE_EM: f32 = 0.05;
 /// Baselines closer than this many ems are the same line.
 const BASELINE_TOLERANCE_EM: f32 = 0.35;
 
@@ -38,6 +40,10 @@ pub(crate) struct RawSpan {
     pub along: (f32, f32),
     /// A generated line break came right before this span.
     pub after_break: bool,
+    /// A word separator (space, gap or line break) precedes this span.
+    pub space_before: bool,
+    /// The last glyph is a line-end hyphen inside a word.
+    pub soft_hyphen_end: bool,
 }
 
 /// Unit vector of the text direction in top-left (y down) coordinates.
@@ -61,6 +67,9 @@ fn same_angle(a: f32, b: f32) -> bool {
 
 /// What the builder needs to know about the previous glyph.
 struct Last {
+    /// The glyph shares its start with the one before: a letter of a split ligature.
+    ligature: bool,
+    along_start: f32,
     along_end: f32,
     baseline: f32,
 }
@@ -88,6 +97,10 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
             pending_space = true;
             continue;
         }
+        // PDFium reports a hyphen that ends a line inside a word as U+0002: keep the
+        // glyph as '-' and remember that the word continues on the next line.
+        let soft_hyphen = ch == '\u{2}' || c.hyphen;
+        let ch = if ch == '\u{2}' { '-' } else { ch };
         if ch.is_control() {
             continue;
         }
@@ -105,13 +118,19 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
                 || span.color != rgb(c)
                 || !same_angle(span.angle, c.angle);
             let off_line = (baseline - prev.baseline).abs() > BASELINE_TOLERANCE_EM * size;
-            // Going backwards along the baseline means a new line or a column jump.
-            let backwards = gap < -0.5 * size;
+            // Starting before the previous glyph starts means a new line or a column
+            // jump. (PDFium splits a ligature into letters that all carry the ligature's
+            // box, so overlapping the previous glyph is not enough.)
+            let backwards = along.0 < prev.along_start - 0.1 * size;
             if style_differs || off_line || backwards || gap > SPLIT_GAP_EM * size {
                 split = true;
             }
             if gap > WORD_GAP_EM * size {
                 space = true;
+            } else if prev.ligature && gap < MIN_SPACE_EM * size && !off_line && !backwards {
+                // A space with no room for it right after a ligature: some producers map
+                // ligatures to "fi " in ToUnicode; pdftotext drops that space too.
+                space = false;
             }
         }
         if split {
@@ -125,16 +144,31 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
                     span.text.push(' ');
                 }
                 push_glyph(span, ch, c, along);
+                span.soft_hyphen_end = soft_hyphen;
             }
             None => {
                 let mut span = new_span(c, along, baseline);
                 span.after_break = pending_break;
+                span.space_before = space || pending_break || spans.is_empty();
                 push_glyph(&mut span, ch, c, along);
+                span.soft_hyphen_end = soft_hyphen;
                 current = Some(span);
             }
         }
+        // Keep the furthest end seen in the span: the letters PDFium splits a ligature
+        // into do not all carry the ligature's full advance.
+        let along_end = match (&last, split) {
+            (Some(prev), false) => prev.along_end.max(along.1),
+            _ => along.1,
+        };
+        let ligature = match (&last, split) {
+            (Some(prev), false) => (along.0 - prev.along_start).abs() < 0.01 * size,
+            _ => false,
+        };
         last = Some(Last {
-            along_end: along.1,
+            ligature,
+            along_start: along.0,
+            along_end,
             baseline,
         });
         pending_space = false;
@@ -166,6 +200,8 @@ fn new_span(c: &RawChar, along: (f32, f32), baseline: f32) -> RawSpan {
         baseline,
         along,
         after_break: false,
+        space_before: true,
+        soft_hyphen_end: false,
     }
 }
 
