@@ -1,0 +1,70 @@
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ADMIN_USAGE, runAdmin } from './admin.js';
+import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, processIo } from './io.js';
+
+export const USAGE = `pdfedit: command-line tool of the pdfedit service.
+
+Usage: pdfedit <command> [options]
+
+Commands:
+  admin    Manage accounts and API keys (pdfedit admin --help)
+
+Options:
+  -h, --help   Show this help
+
+${ADMIN_USAGE}`;
+
+const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
+  admin: runAdmin,
+};
+
+/** Runs the CLI on `argv` (without node and script) and returns the exit code. */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  // Global options come before the command; everything after it belongs to the command
+  // (which parses it strictly), so parse loosely: only the help flag and the first positional.
+  const { tokens } = parseArgs({
+    args: argv,
+    options: { help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const commandIndex = tokens.find((t) => t.kind === 'positional')?.index;
+  const helpIndex = tokens.find((t) => t.kind === 'option' && t.name === 'help')?.index;
+  if (helpIndex !== undefined && (commandIndex === undefined || helpIndex < commandIndex)) {
+    io.out(USAGE);
+    return EXIT_OK;
+  }
+  const name = commandIndex === undefined ? undefined : argv[commandIndex];
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (!command || commandIndex === undefined) {
+    io.err(name === undefined ? 'pdfedit: no command given' : `pdfedit: unknown command "${name}"`);
+    io.err(USAGE);
+    return EXIT_USAGE;
+  }
+  try {
+    return await command(argv.slice(commandIndex + 1), io);
+  } catch (err) {
+    io.err(`pdfedit: ${err instanceof Error ? err.message : String(err)}`);
+    return EXIT_FAILED;
+  }
+}
+
+/** True when this module is the program (`tsx src/cli/main.ts`), not imported by bin/. */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
