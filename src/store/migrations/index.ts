@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { accountsAndKeys } from './0001_accounts_keys.js';
+import { files } from './0002_files.js';
 
 /**
  * Every migration, by name. Kysely runs them in the order of their names, so a new one
@@ -7,4 +8,5 @@ import { accountsAndKeys } from './0001_accounts_keys.js';
  */
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_accounts_keys': accountsAndKeys,
+  '0002_files': files,
 };

@@ -1,0 +1,204 @@
+import type { Kysely } from 'kysely';
+import type { BlobStore } from '../store/blobs.js';
+import type { FileKind, FileRow, FilesSchema } from '../store/files-schema.js';
+import type { Database } from '../store/schema.js';
+import type { KeyMode } from './principal.js';
+import { randomBase62 } from './random-token.js';
+
+export type { FileKind, FileRow } from '../store/files-schema.js';
+
+/** Whose a file is: an account in one key mode (test files are invisible to live keys). */
+export interface FileOwner {
+  accountId: string;
+  mode: KeyMode;
+}
+
+type Db = Kysely<Database>;
+
+function filesDb(db: Db) {
+  return db.withTables<FilesSchema>();
+}
+
+/** 16 random bytes: 128 bits, well above what guessing or enumeration could reach. */
+export function newFileId(): string {
+  return `file_${randomBase62(16)}`;
+}
+
+/** Retention (SPEC rule 15): a file past `expires_at` is gone, whether or not swept yet. */
+export function isExpired(file: Pick<FileRow, 'expires_at'>, now: number = Date.now()): boolean {
+  return file.expires_at <= now;
+}
+
+/** Usable: not deleted, not expired. Status is checked by the caller (reserved vs stored). */
+function isLive(file: FileRow, now: number): boolean {
+  return file.deleted_at === null && !isExpired(file, now);
+}
+
+export interface ReserveInput {
+  kind: FileKind;
+  contentType: string;
+  maxBytes: number;
+  ttlMs: number;
+  parentId?: string | null;
+  now?: number;
+}
+
+/** A new `reserved` row; its bytes arrive later through markStored. */
+export async function reserveFile(db: Db, owner: FileOwner, input: ReserveInput): Promise<FileRow> {
+  const now = input.now ?? Date.now();
+  const row: FileRow = {
+    id: newFileId(),
+    account_id: owner.accountId,
+    mode: owner.mode,
+    kind: input.kind,
+    parent_id: input.parentId ?? null,
+    status: 'reserved',
+    blob_key: null,
+    max_bytes: input.maxBytes,
+    size: null,
+    content_type: input.contentType,
+    sha256: null,
+    created_at: now,
+    expires_at: now + input.ttlMs,
+    deleted_at: null,
+  };
+  await filesDb(db).insertInto('files').values(row).execute();
+  return row;
+}
+
+/**
+ * reserved → stored, once. The condition on `status` makes it a compare-and-set: of two
+ * racing uploads exactly one wins; the loser gets false and removes its own blob.
+ */
+export async function markStored(
+  db: Db,
+  id: string,
+  stored: { blobKey: string; size: number; sha256: string },
+): Promise<boolean> {
+  const result = await filesDb(db)
+    .updateTable('files')
+    .set({ status: 'stored', blob_key: stored.blobKey, size: stored.size, sha256: stored.sha256 })
+    .where('id', '=', id)
+    .where('status', '=', 'reserved')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * A file as its owner sees it: another account or the other key mode gets undefined
+ * (answered as not_found, so existence never leaks), as do deleted and expired files.
+ */
+export async function findFile(
+  db: Db,
+  owner: FileOwner,
+  id: string,
+  now: number = Date.now(),
+): Promise<FileRow | undefined> {
+  const row = await filesDb(db)
+    .selectFrom('files')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', owner.accountId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
+  return row && isLive(row, now) ? row : undefined;
+}
+
+/** A file by id alone, for signed-link routes where the token is the authorisation. */
+export async function findFileById(
+  db: Db,
+  id: string,
+  now: number = Date.now(),
+): Promise<FileRow | undefined> {
+  const row = await filesDb(db).selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && isLive(row, now) ? row : undefined;
+}
+
+/** The file and every file derived from it, at any depth (outputs of outputs, previews). */
+async function withDescendants(db: Db, id: string): Promise<FileRow[]> {
+  const all: FileRow[] = [];
+  let frontier = [id];
+  const seen = new Set<string>();
+  while (frontier.length > 0) {
+    const rows = await filesDb(db)
+      .selectFrom('files')
+      .selectAll()
+      .where((eb) => eb.or([eb('id', 'in', frontier), eb('parent_id', 'in', frontier)]))
+      .execute();
+    const next: string[] = [];
+    for (const row of rows) {
+      if (seen.has(row.id)) continue;
+      seen.add(row.id);
+      all.push(row);
+      next.push(row.id);
+    }
+    frontier = next;
+  }
+  return all;
+}
+
+/**
+ * Deletes an owner's file with everything derived from it. The rows are marked deleted
+ * first (so nothing is served from this moment), then the blobs are removed. A blob whose
+ * removal fails stays behind a deleted row, where the retention sweep retries it.
+ * Returns false when the owner has no such file.
+ */
+export async function deleteFile(db: Db, blobs: BlobStore, owner: FileOwner, id: string): Promise<boolean> {
+  const now = Date.now();
+  if (!(await findFile(db, owner, id, now))) return false;
+  const tree = (await withDescendants(db, id)).filter(
+    (f) => f.account_id === owner.accountId && f.mode === owner.mode,
+  );
+  await filesDb(db)
+    .updateTable('files')
+    .set({ deleted_at: now })
+    .where(
+      'id',
+      'in',
+      tree.map((f) => f.id),
+    )
+    .where('deleted_at', 'is', null)
+    .execute();
+  await removeBlobs(blobs, tree);
+  return true;
+}
+
+async function removeBlobs(blobs: BlobStore, rows: FileRow[]): Promise<void> {
+  const keys = rows.map((f) => f.blob_key).filter((k): k is string => k !== null);
+  await Promise.allSettled(keys.map((k) => blobs.delete(k)));
+}
+
+/**
+ * Retention: marks every file past its expiry deleted and removes the blobs of deleted
+ * files. Safe to run from several processes; returns how many files were swept.
+ */
+export async function sweepExpiredFiles(db: Db, blobs: BlobStore, now: number = Date.now()): Promise<number> {
+  await filesDb(db)
+    .updateTable('files')
+    .set({ deleted_at: now })
+    .where('expires_at', '<=', now)
+    .where('deleted_at', 'is', null)
+    .execute();
+  const gone = await filesDb(db)
+    .selectFrom('files')
+    .selectAll()
+    .where('deleted_at', 'is not', null)
+    .where('blob_key', 'is not', null)
+    .limit(1000)
+    .execute();
+  await removeBlobs(blobs, gone);
+  // The blob is gone (or never existed): forget its key so the next sweep skips the row.
+  if (gone.length > 0) {
+    await filesDb(db)
+      .updateTable('files')
+      .set({ blob_key: null })
+      .where(
+        'id',
+        'in',
+        gone.map((f) => f.id),
+      )
+      .execute();
+  }
+  return gone.length;
+}
