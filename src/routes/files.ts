@@ -1,0 +1,209 @@
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { PLANS } from '../billing/plans.js';
+import { ApiError } from '../domain/api-error.js';
+import { deleteFile, findFileById, markStored, reserveFile } from '../domain/files.js';
+import { randomBase62 } from '../domain/random-token.js';
+import { fileUrl, type TokenDirection, verifyFileToken } from '../net/tokens.js';
+import blobsPlugin from '../plugins/app/blobs.js';
+
+const FILE_ID = /^file_[0-9A-Za-z]{1,64}$/;
+
+interface FileParams {
+  file_id: string;
+}
+interface TokenQuery {
+  token?: string | string[];
+}
+
+/** ISO 8601 UTC to the second, as API-DECISIONS writes times (`2026-11-22T10:00:00Z`). */
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function notFound(fileId: string): ApiError {
+  return new ApiError('not_found', `No file "${fileId}".`, {
+    hint: 'Files expire after 24 hours and are visible only to their own account and key mode.',
+  });
+}
+
+/**
+ * The signed-link check of the content routes, in the SPEC's order: no token 400, a token
+ * that is not valid for this file and direction 401, then (by the caller) no file 404.
+ * Checking the token before the database also means an unsigned request costs no query.
+ */
+function checkToken(
+  request: FastifyRequest<{ Params: FileParams; Querystring: TokenQuery }>,
+  dir: TokenDirection,
+) {
+  const raw = request.query.token;
+  const token = Array.isArray(raw) ? undefined : raw;
+  if (!token) {
+    throw new ApiError('invalid_request', 'The "token" query parameter is missing (or given twice).', {
+      hint: 'Use the complete link returned by the API, including ?token=….',
+    });
+  }
+  const check = verifyFileToken(request.server.config.tokenSecret, token, request.params.file_id, dir);
+  if (check === 'expired') throw new ApiError('unauthorized', 'This file link has expired.');
+  if (check !== 'ok') {
+    throw new ApiError(
+      'unauthorized',
+      `The token is not valid for ${dir === 'put' ? 'uploading' : 'downloading'} this file.`,
+      {
+        hint: 'Upload links only upload and download links only download; use the link the API returned.',
+      },
+    );
+  }
+}
+
+async function fileRoutes(fastify: FastifyInstance): Promise<void> {
+  // Upload bodies reach the handler as the raw request stream, never buffered whole; the
+  // blob store counts them against the plan's limit while they arrive. Encapsulated here,
+  // so other routes keep Fastify's default (refusing) handling of these types.
+  fastify.addContentTypeParser(['application/pdf', 'application/octet-stream'], (_req, payload, done) =>
+    done(null, payload),
+  );
+  // POST /v1/files takes no members, and an empty JSON body is as good as `{}`.
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: 4096 },
+    (_req, body, done) => {
+      const text = String(body).trim();
+      if (text === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text));
+      } catch {
+        done(new ApiError('invalid_request', 'The body is not valid JSON.'), undefined);
+      }
+    },
+  );
+
+  fastify.post('/v1/files', { onRequest: fastify.requireKey }, async (request) => {
+    const body = request.body;
+    if (body !== undefined && body !== null) {
+      if (typeof body !== 'object' || Array.isArray(body)) {
+        throw new ApiError('invalid_request', 'The body must be empty or a JSON object without members.');
+      }
+      const member = Object.keys(body)[0];
+      if (member !== undefined) {
+        throw new ApiError(
+          'invalid_request',
+          `Unknown member "${member}" in body: POST /v1/files takes none.`,
+        );
+      }
+    }
+    const principal = request.principal!;
+    const file = await reserveFile(fastify.db, principal, {
+      kind: 'upload',
+      contentType: 'application/pdf',
+      maxBytes: PLANS[principal.plan].maxFileBytes,
+      ttlMs: fastify.config.fileTtlMs,
+    });
+    // The upload link lives as long as the reservation: both end with the retention window.
+    return {
+      file_id: file.id,
+      upload_url: fileUrl(fastify.config, file.id, 'put', file.expires_at),
+      headers: { 'Content-Type': 'application/pdf' },
+      expires_at: isoSeconds(file.expires_at),
+    };
+  });
+
+  /**
+   * Files are immutable: a PUT after the bytes are stored answers 400. A file id may
+   * already be the source of a running job, and results are verified against the bytes
+   * that were edited; replacing them in place would break both. Reserve a new file instead.
+   */
+  fastify.put<{ Params: FileParams; Querystring: TokenQuery }>(
+    '/v1/files/:file_id/content',
+    async (request, reply) => {
+      checkToken(request, 'put');
+      const { file_id: fileId } = request.params;
+      const file = FILE_ID.test(fileId) ? await findFileById(fastify.db, fileId) : undefined;
+      if (!file) throw notFound(fileId);
+      if (file.status === 'stored') {
+        throw new ApiError('invalid_request', 'This file is already uploaded; files are immutable.', {
+          hint: 'Reserve a new file with POST /v1/files to upload other bytes.',
+        });
+      }
+      const tooLarge = new ApiError(
+        'too_large',
+        `The document is larger than the plan allows (${file.max_bytes} bytes).`,
+      );
+      const declared = Number(request.headers['content-length']);
+      if (Number.isFinite(declared) && declared > file.max_bytes) throw tooLarge;
+      const body = request.body as Readable | undefined;
+      if (!body || typeof body.pipe !== 'function') {
+        throw new ApiError('invalid_request', 'The request body is empty: send the PDF bytes.');
+      }
+      // A fresh blob key per attempt: two racing PUTs write different blobs and the database
+      // compare-and-set picks one; the loser removes its own blob.
+      const blobKey = `${file.id}-${randomBase62(8)}`;
+      const stored = await fastify.blobs.put(blobKey, body, { maxBytes: file.max_bytes });
+      if (stored.size === 0) {
+        await fastify.blobs.delete(blobKey);
+        throw new ApiError('invalid_request', 'The request body is empty: send the PDF bytes.');
+      }
+      if (!(await markStored(fastify.db, file.id, { blobKey, ...stored }))) {
+        await fastify.blobs.delete(blobKey);
+        throw new ApiError(
+          'invalid_request',
+          'This file was uploaded by another request; files are immutable.',
+        );
+      }
+      reply.code(204).send();
+    },
+  );
+
+  fastify.get<{ Params: FileParams; Querystring: TokenQuery }>(
+    '/v1/files/:file_id/content',
+    async (request, reply) => {
+      checkToken(request, 'get');
+      const { file_id: fileId } = request.params;
+      const file = FILE_ID.test(fileId) ? await findFileById(fastify.db, fileId) : undefined;
+      const blob =
+        file?.status === 'stored' && file.blob_key ? await fastify.blobs.get(file.blob_key) : undefined;
+      if (!file || !blob) throw notFound(fileId);
+      const isPdf = file.content_type === 'application/pdf';
+      reply
+        .code(200)
+        .header('Content-Type', file.content_type)
+        .header('Content-Length', String(blob.size))
+        // Signed links are capabilities: keep the bytes out of shared caches and history.
+        .header('Cache-Control', 'private, no-store')
+        .header('X-Content-Type-Options', 'nosniff')
+        // PDFs download (a PDF rendered inline runs in the viewer of our origin); previews show.
+        .header(
+          'Content-Disposition',
+          `${isPdf ? 'attachment' : 'inline'}; filename="${file.id}.${isPdf ? 'pdf' : 'png'}"`,
+        );
+      return reply.send(blob.stream);
+    },
+  );
+
+  fastify.delete<{ Params: FileParams }>(
+    '/v1/files/:file_id',
+    { onRequest: fastify.requireKey },
+    async (request, reply) => {
+      const { file_id: fileId } = request.params;
+      const principal = request.principal!;
+      const owner = { accountId: principal.accountId, mode: principal.mode };
+      const deleted = FILE_ID.test(fileId) && (await deleteFile(fastify.db, fastify.blobs, owner, fileId));
+      if (!deleted) throw notFound(fileId);
+      reply.code(204).send();
+    },
+  );
+}
+
+/**
+ * Files (SPEC "Endpoints": /v1/files). Wrapped with fastify-plugin only to share the blob
+ * store with the text/preview routes (resolveSource reads `fastify.blobs`); the routes and
+ * their body parsers sit in an encapsulated child and touch nothing outside it.
+ */
+export default fp(
+  async function files(fastify: FastifyInstance) {
+    if (!fastify.hasDecorator('blobs')) await fastify.register(blobsPlugin);
+    await fastify.register(fileRoutes);
+  },
+  { name: 'files', dependencies: ['db', 'auth'] },
+);
