@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { ApiError } from '../domain/api-error.js';
@@ -17,9 +18,11 @@ async function ping(fastify: FastifyInstance): Promise<void> {
   }
 }
 
+const HealthResponse = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });
+
 /** GET /healthz (no key, SPEC "Endpoints"): 200 while the database answers. */
 export default async function health(fastify: FastifyInstance): Promise<void> {
-  fastify.get('/healthz', async () => {
+  fastify.get('/healthz', { schema: { response: { 200: HealthResponse } } }, async () => {
     try {
       await ping(fastify);
     } catch (err) {
