@@ -1,1 +1,136 @@
-//! stub
+//! Node addon for pdfedit: converts types and maps errors, nothing else.
+//!
+//! Every export is synchronous (the service calls them from Piscina worker threads) and
+//! wrapped in `catch_unwind`, so a panic on one document becomes an `engine_error` instead
+//! of taking the process down.
+// The #[napi] macros expand to unsafe FFI glue; this crate writes no unsafe code itself.
+#![allow(unsafe_code)]
+#![deny(missing_docs)]
+
+mod types;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+
+pub use types::*;
+
+/// The service's stable error codes; the thrown JS Error carries one as `code`.
+#[derive(Debug, Clone, Copy)]
+pub enum Code {
+    /// Encrypted and the password is missing or wrong.
+    DocumentEncrypted,
+    /// Not a PDF the engine can open.
+    DocumentUnsupported,
+    /// The request is impossible as written.
+    InvalidRequest,
+    /// Anything else, including a caught panic.
+    EngineError,
+}
+
+impl AsRef<str> for Code {
+    fn as_ref(&self) -> &str {
+        match self {
+            Code::DocumentEncrypted => "document_encrypted",
+            Code::DocumentUnsupported => "document_unsupported",
+            Code::InvalidRequest => "invalid_request",
+            Code::EngineError => "engine_error",
+        }
+    }
+}
+
+type Result<T> = napi::Result<T, Code>;
+
+fn to_js_error(err: pdfedit_engine::Error) -> napi::Error<Code> {
+    use pdfedit_engine::Error as E;
+    let code = match &err {
+        E::Encrypted => Code::DocumentEncrypted,
+        E::Unsupported(_) => Code::DocumentUnsupported,
+        E::InvalidRequest(_) => Code::InvalidRequest,
+        E::Engine(_) => Code::EngineError,
+    };
+    napi::Error::new(code, err.to_string())
+}
+
+/// Runs `f`, turning engine errors and panics into JS errors with a stable code.
+fn guarded<T>(f: impl FnOnce() -> pdfedit_engine::Result<T>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result.map_err(to_js_error),
+        Err(_) => Err(napi::Error::new(
+            Code::EngineError,
+            "the engine crashed on this document".to_string(),
+        )),
+    }
+}
+
+fn invalid(message: &str) -> napi::Error<Code> {
+    napi::Error::new(Code::InvalidRequest, message.to_string())
+}
+
+/// Binds PDFium from the given shared library (idempotent).
+#[napi]
+pub fn init(pdfium_lib_path: String) -> Result<()> {
+    guarded(|| pdfedit_engine::init(Path::new(&pdfium_lib_path)))
+}
+
+/// Pages, encryption, signatures and form facts of a document.
+#[napi]
+pub fn open_info(pdf: Buffer, password: Option<String>) -> Result<DocInfo> {
+    guarded(|| pdfedit_engine::open_info(&pdf, password.as_deref())).map(DocInfo::from)
+}
+
+/// Text spans and form fields, already in the API's shape.
+#[napi]
+pub fn read_text(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<TextResult> {
+    let o = options.unwrap_or(ReadTextOptions {
+        password: None,
+        pages: None,
+        text: None,
+        forms: None,
+    });
+    guarded(|| {
+        pdfedit_engine::read_text(
+            &pdf,
+            o.password.as_deref(),
+            o.pages,
+            o.text.unwrap_or(true),
+            o.forms.unwrap_or(true),
+        )
+    })
+    .map(TextResult::from)
+}
+
+/// A PNG preview of a page or region, never larger than `maxBytes`.
+#[napi]
+pub fn render(pdf: Buffer, options: RenderOptions) -> Result<Buffer> {
+    let to_box = |v: &Vec<f64>, what: &str| -> Result<[f32; 4]> {
+        match v.as_slice() {
+            [a, b, c, d] if [a, b, c, d].iter().all(|x| x.is_finite()) => {
+                Ok([*a as f32, *b as f32, *c as f32, *d as f32])
+            }
+            _ => Err(invalid(&format!("{what} must be [x0, y0, x1, y1]"))),
+        }
+    };
+    let region = options
+        .region
+        .as_ref()
+        .map(|r| to_box(r, "region"))
+        .transpose()?;
+    let highlights = options
+        .highlights
+        .unwrap_or_default()
+        .iter()
+        .map(|h| to_box(h, "a highlight"))
+        .collect::<Result<Vec<_>>>()?;
+    let request = pdfedit_engine::RenderRequest {
+        page: options.page,
+        region,
+        highlights,
+        width: options.width,
+        max_bytes: options.max_bytes.map(|b| b as usize),
+    };
+    guarded(|| pdfedit_engine::render(&pdf, options.password.as_deref(), &request))
+        .map(Buffer::from)
+}

@@ -72,7 +72,9 @@ fn clamp_region(region: Option<Rect>, page_w: f32, page_h: f32) -> Result<Rect> 
         return Ok(Rect::from_corners(0.0, 0.0, page_w, page_h));
     };
     if ![r.x0, r.y0, r.x1, r.y1].iter().all(|v| v.is_finite()) {
-        return Err(Error::InvalidRequest("region must be four finite numbers".into()));
+        return Err(Error::InvalidRequest(
+            "region must be four finite numbers".into(),
+        ));
     }
     let c = Rect::from_corners(
         r.x0.clamp(0.0, page_w),
@@ -142,14 +144,18 @@ fn draw_highlight(img: &mut RgbImage, h: &Rect, region: Rect, ppp: f32) {
     let (w, hgt) = (i64::from(img.width), i64::from(img.height));
     for y in y0.max(0)..y1.min(hgt) {
         for x in x0.max(0)..x1.min(w) {
-            let edge = x - x0 < stroke || x1 - 1 - x < stroke || y - y0 < stroke || y1 - 1 - y < stroke;
-            let Ok(i) = usize::try_from((y * w + x) * 3) else { continue };
+            let edge =
+                x - x0 < stroke || x1 - 1 - x < stroke || y - y0 < stroke || y1 - 1 - y < stroke;
+            let Ok(i) = usize::try_from((y * w + x) * 3) else {
+                continue;
+            };
             let px = &mut img.pixels[i..i + 3];
             if edge {
                 px.copy_from_slice(&LINE);
             } else {
                 for (c, f) in px.iter_mut().zip(FILL) {
-                    let blended = (u32::from(*c) * (255 - FILL_ALPHA) + u32::from(f) * FILL_ALPHA) / 255;
+                    let blended =
+                        (u32::from(*c) * (255 - FILL_ALPHA) + u32::from(f) * FILL_ALPHA) / 255;
                     *c = u8::try_from(blended).unwrap_or(255);
                 }
             }

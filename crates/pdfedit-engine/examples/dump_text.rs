@@ -7,7 +7,8 @@ fn main() {
         std::process::exit(2);
     };
     let bytes = std::fs::read(path).expect("file reads");
-    let result = pdfedit_engine::read_text(&bytes, args.get(2).map(String::as_str), None, true, true);
+    let result =
+        pdfedit_engine::read_text(&bytes, args.get(2).map(String::as_str), None, true, true);
     match result {
         Ok(r) if std::env::var_os("DUMP_PLAIN").is_some() => {
             for p in &r.pages {

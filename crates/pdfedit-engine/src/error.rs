@@ -30,10 +30,9 @@ impl From<pdf_render::Error> for Error {
             R::Encrypted => Error::Encrypted,
             R::Unsupported(reason) => Error::Unsupported(reason),
             R::InvalidRequest(reason) => Error::InvalidRequest(reason),
-            other @ (R::Bind(_)
-            | R::BudgetTooSmall { .. }
-            | R::Pdfium { .. }
-            | R::Png(_)) => Error::Engine(other.to_string()),
+            other @ (R::Bind(_) | R::BudgetTooSmall { .. } | R::Pdfium { .. } | R::Png(_)) => {
+                Error::Engine(other.to_string())
+            }
         }
     }
 }

@@ -47,8 +47,7 @@ pub(crate) fn layout_page(page: u32, raw: Vec<RawSpan>) -> Vec<Span> {
                 let advance = s.baseline - baseline;
                 let (b0, b1) = block_extent.unwrap_or(line_extent);
                 let overlaps = s.along.0 <= b1 && s.along.1 >= b0;
-                if advance > 0.0 && advance <= BLOCK_LEADING_EM * size.max(prev_size) && overlaps
-                {
+                if advance > 0.0 && advance <= BLOCK_LEADING_EM * size.max(prev_size) && overlaps {
                     new_block = false;
                 }
             }
@@ -118,9 +117,7 @@ pub(crate) fn span_id(page: u32, first_index: u32, text: &str, font: &str) -> St
 /// `ABCDEF+Name` → `Name` (the six-letter tag only names a subset).
 fn strip_subset_tag(font: &str) -> &str {
     match font.split_once('+') {
-        Some((tag, rest)) if tag.len() == 6 && tag.bytes().all(|b| b.is_ascii_uppercase()) => {
-            rest
-        }
+        Some((tag, rest)) if tag.len() == 6 && tag.bytes().all(|b| b.is_ascii_uppercase()) => rest,
         _ => font,
     }
 }
@@ -141,8 +138,7 @@ fn flags(s: &RawSpan) -> Vec<&'static str> {
         out.push("monospace");
     }
     let sans = has(&["sans", "arial", "helvetica", "verdana", "calibri"]);
-    if (s.serif && !sans) || (!sans && has(&["times", "serif", "georgia", "garamond", "roman"]))
-    {
+    if (s.serif && !sans) || (!sans && has(&["times", "serif", "georgia", "garamond", "roman"])) {
         out.push("serif");
     }
     out

@@ -27,7 +27,9 @@ pub fn init_pdfium() -> bool {
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("vendor/pdfium/lib/libpdfium.so"));
     if !path.exists() {
-        eprintln!("SKIP: libpdfium.so not found (run scripts/fetch-pdfium.sh or set PDFIUM_LIB_PATH)");
+        eprintln!(
+            "SKIP: libpdfium.so not found (run scripts/fetch-pdfium.sh or set PDFIUM_LIB_PATH)"
+        );
         return false;
     }
     pdfedit_engine::init(&path).expect("PDFium binds");

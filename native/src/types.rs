@@ -1,0 +1,250 @@
+//! The JavaScript shapes of the engine's results: conversion only, no logic.
+//!
+//! Document facts use camelCase (internal to the service); text spans and form fields are
+//! already in the public API's snake_case shape so the service can return them as is.
+
+use napi::bindgen_prelude::{Either4, Null};
+use napi_derive::napi;
+
+/// One page as displayed.
+#[napi(object)]
+pub struct PageInfo {
+    /// Width in points, rotation applied.
+    pub width: f64,
+    /// Height in points, rotation applied.
+    pub height: f64,
+    /// Clockwise display rotation: 0, 90, 180 or 270.
+    pub rotation: u32,
+}
+
+/// One digital signature.
+#[napi(object)]
+pub struct SignatureInfo {
+    /// Signature field name (not known yet: PDFium does not link signatures to fields).
+    pub field: Option<String>,
+    /// `/SubFilter`, e.g. `adbe.pkcs7.detached`.
+    pub sub_filter: Option<String>,
+    /// The signer's reason.
+    pub reason: Option<String>,
+    /// The signing time as written in the PDF (`D:…`).
+    pub signing_time: Option<String>,
+}
+
+/// What a document is.
+#[napi(object)]
+pub struct DocInfo {
+    /// Number of pages.
+    pub page_count: u32,
+    /// Whether the file uses a security handler.
+    pub encrypted: bool,
+    /// Pages in order.
+    pub pages: Vec<PageInfo>,
+    /// Signatures that carry a value.
+    pub signatures: Vec<SignatureInfo>,
+    /// AcroForm present (also for XFA hybrids).
+    pub has_acro_form: bool,
+    /// XFA present.
+    pub has_xfa: bool,
+}
+
+/// Options of `readText`.
+#[napi(object)]
+pub struct ReadTextOptions {
+    /// Password (user or owner).
+    pub password: Option<String>,
+    /// 1-based pages; all when absent.
+    pub pages: Option<Vec<u32>>,
+    /// Read the text layer (default true).
+    pub text: Option<bool>,
+    /// Read form fields (default true).
+    pub forms: Option<bool>,
+}
+
+/// One text span in the API's shape.
+#[napi(object)]
+pub struct Span {
+    /// Stable span id.
+    #[napi(js_name = "span_id")]
+    pub span_id: String,
+    /// 1-based page.
+    pub page: u32,
+    /// Text of the span.
+    pub text: String,
+    /// `[x0, y0, x1, y1]`, points, top-left origin.
+    #[napi(js_name = "box")]
+    pub bbox: Vec<f64>,
+    /// Font name without subset tag.
+    pub font: String,
+    /// Font size in points.
+    pub size: f64,
+    /// `#rrggbb`.
+    pub color: String,
+    /// Style flags.
+    #[napi(ts_type = "Array<'bold' | 'italic' | 'monospace' | 'serif'>")]
+    pub flags: Vec<String>,
+    /// Line id, unique within the page.
+    pub line: u32,
+    /// Block id, unique within the page.
+    pub block: u32,
+    /// Baseline angle, degrees counter-clockwise as displayed.
+    pub rotation: f64,
+    /// Where the text comes from.
+    #[napi(ts_type = "'text-layer' | 'ocr'")]
+    pub source: String,
+}
+
+/// The text of one page.
+#[napi(object)]
+pub struct PageText {
+    /// 1-based page.
+    pub page: u32,
+    /// Displayed width in points.
+    pub width: f64,
+    /// Displayed height in points.
+    pub height: f64,
+    /// Clockwise rotation.
+    pub rotation: u32,
+    /// Spans in reading order.
+    pub spans: Vec<Span>,
+}
+
+/// One AcroForm field in the API's shape.
+#[napi(object)]
+pub struct FormField {
+    /// Fully qualified name.
+    pub name: String,
+    /// Field kind.
+    #[napi(
+        js_name = "type",
+        ts_type = "'text' | 'checkbox' | 'radio' | 'combo' | 'list' | 'signature' | 'button'"
+    )]
+    pub kind: String,
+    /// text/combo: string; checkbox: checked; radio: export value or null; list: selection;
+    /// signature: signed; button: null.
+    pub value: Either4<String, bool, Vec<String>, Null>,
+    /// Options of combo and list boxes.
+    pub options: Option<Vec<String>>,
+    /// 1-based page of the first widget.
+    pub page: u32,
+    /// Box of the first widget.
+    #[napi(js_name = "box")]
+    pub bbox: Vec<f64>,
+}
+
+/// The answer of `readText`.
+#[napi(object)]
+pub struct TextResult {
+    /// Requested pages.
+    pub pages: Vec<PageText>,
+    /// Form fields on the requested pages.
+    pub fields: Vec<FormField>,
+}
+
+/// Options of `render`.
+#[napi(object)]
+pub struct RenderOptions {
+    /// Password (user or owner).
+    pub password: Option<String>,
+    /// 1-based page.
+    pub page: u32,
+    /// `[x0, y0, x1, y1]` region of the page.
+    pub region: Option<Vec<f64>>,
+    /// Boxes to highlight.
+    pub highlights: Option<Vec<Vec<f64>>>,
+    /// Output width in pixels (default 1000, max 2000).
+    pub width: Option<u32>,
+    /// Byte budget (default 200000).
+    pub max_bytes: Option<u32>,
+}
+
+impl From<pdfedit_engine::DocInfo> for DocInfo {
+    fn from(d: pdfedit_engine::DocInfo) -> Self {
+        DocInfo {
+            page_count: d.page_count,
+            encrypted: d.encrypted,
+            pages: d
+                .pages
+                .into_iter()
+                .map(|p| PageInfo {
+                    width: f64::from(p.width),
+                    height: f64::from(p.height),
+                    rotation: u32::from(p.rotation),
+                })
+                .collect(),
+            signatures: d
+                .signatures
+                .into_iter()
+                .map(|s| SignatureInfo {
+                    field: None,
+                    sub_filter: s.sub_filter,
+                    reason: s.reason,
+                    signing_time: s.signing_time,
+                })
+                .collect(),
+            has_acro_form: d.has_acro_form,
+            has_xfa: d.has_xfa,
+        }
+    }
+}
+
+fn rect(r: pdfedit_engine::Rect) -> Vec<f64> {
+    r.to_array().iter().map(|&v| round2(v)).collect()
+}
+
+/// f32 → f64 keeps binary noise (12.3 becomes 12.300000190734863); round to what we mean.
+fn round2(v: f32) -> f64 {
+    (f64::from(v) * 100.0).round() / 100.0
+}
+
+impl From<pdfedit_engine::TextResult> for TextResult {
+    fn from(t: pdfedit_engine::TextResult) -> Self {
+        TextResult {
+            pages: t.pages.into_iter().map(page_text).collect(),
+            fields: t.fields.into_iter().map(form_field).collect(),
+        }
+    }
+}
+
+fn page_text(p: pdfedit_engine::PageText) -> PageText {
+    PageText {
+        page: p.page,
+        width: round2(p.width),
+        height: round2(p.height),
+        rotation: u32::from(p.rotation),
+        spans: p
+            .spans
+            .into_iter()
+            .map(|s| Span {
+                span_id: s.span_id,
+                page: s.page,
+                text: s.text,
+                bbox: s.bbox.iter().map(|&v| round2(v)).collect(),
+                font: s.font,
+                size: round2(s.size),
+                color: s.color,
+                flags: s.flags.into_iter().map(str::to_string).collect(),
+                line: s.line,
+                block: s.block,
+                rotation: round2(s.rotation),
+                source: s.source.to_string(),
+            })
+            .collect(),
+    }
+}
+
+fn form_field(f: pdfedit_engine::FormField) -> FormField {
+    use pdfedit_engine::FieldValue as V;
+    FormField {
+        name: f.name,
+        kind: f.kind.as_str().to_string(),
+        value: match f.value {
+            V::Text(s) => Either4::A(s),
+            V::Bool(b) => Either4::B(b),
+            V::List(l) => Either4::C(l),
+            V::Null => Either4::D(Null),
+        },
+        options: f.options,
+        page: f.page,
+        bbox: rect(f.bbox),
+    }
+}
