@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Config } from './config.js';
 import auth from './plugins/app/auth.js';
 import db from './plugins/app/db.js';
@@ -51,7 +52,8 @@ export function serverOptions(config: Config): FastifyServerOptions {
 /** Builds a ready service instance (without listening). */
 export async function buildServer(config: Config, extra: Partial<FastifyServerOptions> = {}) {
   const fastify = Fastify({ ...serverOptions(config), ...extra });
-  await fastify.register(app, { config });
+  // Registered without encapsulation so the root instance (tests, boot) sees the decorators.
+  await fastify.register(fp(app, { name: 'pdfedit' }), { config });
   await fastify.ready();
   return fastify;
 }

@@ -54,9 +54,37 @@ export function pdftotext(file: string, password?: string): string {
   return execFileSync('pdftotext', [...args, file, '-'], { maxBuffer: 64 * 1024 * 1024 }).toString('utf8');
 }
 
-/** Whitespace-separated words, NFKC-normalised so ligature code points compare equal. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const RTL = /[\p{Script=Arabic}\p{Script=Hebrew}]/u;
+
+/**
+ * Words as both tools can be compared on them: NFKC (ligature code points compare equal),
+ * split on whitespace. Scripts written without spaces (CJK) count each character as a
+ * word, so where one tool breaks a column into lines the other does not, the count stays
+ * fair. pdftotext writes right-to-left runs in visual order (MANIFEST.md notes it for the
+ * Arabic file) while a text layer reads in logical order: an RTL word is compared in the
+ * lesser of its two orders.
+ */
 export function words(text: string): string[] {
-  return text.normalize('NFKC').split(/\s+/u).filter(Boolean);
+  const out: string[] = [];
+  for (const token of text.normalize('NFKC').split(/\s+/u)) {
+    if (!token) continue;
+    if (CJK.test(token)) {
+      let rest = '';
+      for (const ch of token) {
+        if (CJK.test(ch)) {
+          if (rest) out.push(rest);
+          rest = '';
+          out.push(ch);
+        } else rest += ch;
+      }
+      if (rest) out.push(rest);
+    } else if (RTL.test(token)) {
+      const reversed = [...token].reverse().join('');
+      out.push(reversed < token ? reversed : token);
+    } else out.push(token);
+  }
+  return out;
 }
 
 /** Multiset overlap |A∩B| / max(|A|, |B|): 1 when both tools read the same words. */

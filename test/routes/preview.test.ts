@@ -90,8 +90,14 @@ describe.skipIf(!HAVE_CORPUS)('POST /v1/preview', () => {
     expect(region.json().error.code).toBe('invalid_request');
   });
 
-  it('renders rotated pages as displayed (landscape after /Rotate 90)', async () => {
-    const res = await preview('rot-0-90-180-270-pages.pdf', { page: 2, width: 500 });
+  it('renders rotated pages as displayed (a portrait MediaBox with /Rotate 90 shows landscape)', async () => {
+    // Page 1: 842x595 MediaBox, no rotation. Page 2: 595x842 MediaBox with /Rotate 90.
+    const p1 = pngSize((await preview('rot-0-90-180-270-pages.pdf', { page: 1, width: 500 })).rawPayload);
+    const p2 = pngSize((await preview('rot-0-90-180-270-pages.pdf', { page: 2, width: 500 })).rawPayload);
+    expect(p1.width).toBeGreaterThan(p1.height);
+    expect(p2.width).toBeGreaterThan(p2.height);
+    expect(Math.abs(p2.height - Math.round((500 * 595) / 842))).toBeLessThanOrEqual(1);
+  });
     expect(res.statusCode).toBe(200);
     const p1 = pngSize((await preview('rot-0-90-180-270-pages.pdf', { page: 1, width: 500 })).rawPayload);
     const p2 = pngSize(res.rawPayload);
