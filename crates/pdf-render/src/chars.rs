@@ -51,7 +51,7 @@ impl Document<'_> {
             .text()
             .map_err(|e| Error::pdfium("extracting page text", e))?;
         let chars = text.chars();
-        let mut out = Vec::with_capacity(usize::try_from(chars.len()).unwrap_or(0));
+        let mut out = Vec::with_capacity(chars.len());
         for c in chars.iter() {
             let generated = c.is_generated().unwrap_or(false);
             let bbox = c

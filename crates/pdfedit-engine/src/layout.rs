@@ -138,7 +138,7 @@ fn flags(s: &RawSpan) -> Vec<&'static str> {
         out.push("monospace");
     }
     let sans = has(&["sans", "arial", "helvetica", "verdana", "calibri"]);
-    if (s.serif && !sans) || (!sans && has(&["times", "serif", "georgia", "garamond", "roman"])) {
+    if !sans && (s.serif || has(&["times", "serif", "georgia", "garamond", "roman"])) {
         out.push("serif");
     }
     out

@@ -75,11 +75,8 @@ impl PageText {
         for s in &self.spans {
             match last {
                 None => {}
-                Some(prev) if prev.line == s.line => {
-                    if s.space_before {
-                        out.push(' ');
-                    }
-                }
+                Some(prev) if prev.line == s.line && s.space_before => out.push(' '),
+                Some(prev) if prev.line == s.line => {}
                 Some(prev) if prev.soft_hyphen_end && prev.text.ends_with('-') => {
                     out.pop();
                 }

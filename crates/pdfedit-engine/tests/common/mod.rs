@@ -24,6 +24,7 @@ fn repo_root() -> PathBuf {
 /// message) when neither exists.
 pub fn init_pdfium() -> bool {
     let path = std::env::var_os("PDFIUM_LIB_PATH")
+        .filter(|p| !p.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("vendor/pdfium/lib/libpdfium.so"));
     if !path.exists() {
