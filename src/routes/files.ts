@@ -126,9 +126,12 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
           hint: 'Reserve a new file with POST /v1/files to upload other bytes.',
         });
       }
+      // Connection: close with a 413: the client may still be sending a large body; closing
+      // stops it, rather than the server reading and discarding the rest.
       const tooLarge = new ApiError(
         'too_large',
         `The document is larger than the plan allows (${file.max_bytes} bytes).`,
+        { headers: { Connection: 'close' } },
       );
       const declared = Number(request.headers['content-length']);
       if (Number.isFinite(declared) && declared > file.max_bytes) throw tooLarge;
@@ -139,7 +142,11 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
       // A fresh blob key per attempt: two racing PUTs write different blobs and the database
       // compare-and-set picks one; the loser removes its own blob.
       const blobKey = `${file.id}-${randomBase62(8)}`;
-      const stored = await fastify.blobs.put(blobKey, body, { maxBytes: file.max_bytes });
+      const stored = await fastify.blobs
+        .put(blobKey, body, { maxBytes: file.max_bytes })
+        .catch((err: unknown) => {
+          throw err instanceof ApiError && err.code === 'too_large' ? tooLarge : err;
+        });
       if (stored.size === 0) {
         await fastify.blobs.delete(blobKey);
         throw new ApiError('invalid_request', 'The request body is empty: send the PDF bytes.');

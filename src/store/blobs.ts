@@ -10,7 +10,8 @@ export interface BlobStore {
   /**
    * Stores `body` under `key`, all or nothing: a reader never sees a half-written blob.
    * Over `maxBytes` (counted while streaming) it stores nothing and throws ApiError
-   * 'too_large'. Returns the size and the sha256 (hex) of what was stored.
+   * 'too_large'. Returns the size and the sha256 (hex) of what was stored. On any failure
+   * the source stream is destroyed (a request body cannot be resumed anyway).
    */
   put(key: string, body: Readable | Buffer, opts: { maxBytes: number }): Promise<BlobPutResult>;
   /** The bytes and their size, or undefined when there is no such blob. */

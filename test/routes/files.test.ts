@@ -1,7 +1,9 @@
 import { readdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '../../src/domain/accounts.js';
 import { createKey } from '../../src/domain/api-keys.js';
@@ -157,6 +159,25 @@ describe.each(DB_KINDS)('/v1/files on %s', (kind) => {
     expect(streamed.statusCode).toBe(413);
     expect(blobNames()).toEqual(before);
     expect((await download(r.file_id)).statusCode).toBe(404);
+  });
+
+  it('answers an oversized upload over a real socket with 413 and closes the connection', async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const r = await reserve();
+    const chunks = Readable.from(
+      (function* () {
+        for (let i = 0; i < 40; i++) yield Buffer.alloc(MB, 0x25);
+      })(),
+    );
+    const res = await request(origin + pathOf(r.upload_url), {
+      method: 'PUT',
+      headers: r.headers,
+      body: chunks,
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.headers.connection).toBe('close');
+    expect(((await res.body.json()) as { error: { code: string } }).error.code).toBe('too_large');
   });
 
   it('answers 400 without a token and 401 for tampered, expired, wrong-direction or other-file tokens', async () => {
