@@ -3,12 +3,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { PLANS } from '../billing/plans.js';
 import { ApiError } from '../domain/api-error.js';
-import { deleteFile, findFileById, markStored, reserveFile } from '../domain/files.js';
+import { deleteFile, findFileById, markStored, reserveFile, sweepExpiredFiles } from '../domain/files.js';
 import { randomBase62 } from '../domain/random-token.js';
 import { fileUrl, type TokenDirection, verifyFileToken } from '../net/tokens.js';
 import blobsPlugin from '../plugins/app/blobs.js';
 
 const FILE_ID = /^file_[0-9A-Za-z]{1,64}$/;
+const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 interface FileParams {
   file_id: string;
@@ -211,6 +212,18 @@ export default fp(
   async function files(fastify: FastifyInstance) {
     if (!fastify.hasDecorator('blobs')) await fastify.register(blobsPlugin);
     await fastify.register(fileRoutes);
+    // Retention (SPEC rule 15): expired files are refused at once by their expires_at; the
+    // sweep then frees their blobs. Every process sweeps; the statements are idempotent.
+    let timer: NodeJS.Timeout | undefined;
+    fastify.addHook('onReady', async () => {
+      timer = setInterval(() => {
+        sweepExpiredFiles(fastify.db, fastify.blobs).catch((err: unknown) =>
+          fastify.log.error({ err }, 'file retention sweep failed'),
+        );
+      }, SWEEP_INTERVAL_MS);
+      timer.unref();
+    });
+    fastify.addHook('onClose', async () => clearInterval(timer));
   },
   { name: 'files', dependencies: ['db', 'auth'] },
 );
