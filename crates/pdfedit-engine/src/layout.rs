@@ -93,7 +93,12 @@ fn public_span(page: u32, s: RawSpan, text: String, line: u32, block: u32) -> Sp
         color: format!("#{:02x}{:02x}{:02x}", s.color[0], s.color[1], s.color[2]),
         line,
         block,
-        rotation: snap_angle(s.angle),
+        // Vertical writing: the line runs downwards, i.e. 270° counter-clockwise.
+        rotation: if s.vertical {
+            270.0
+        } else {
+            snap_angle(s.angle)
+        },
         source: "text-layer",
         space_before: s.space_before,
         soft_hyphen_end: s.soft_hyphen_end,

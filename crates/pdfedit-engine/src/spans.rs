@@ -44,6 +44,8 @@ pub(crate) struct RawSpan {
     pub space_before: bool,
     /// The last glyph is a line-end hyphen inside a word.
     pub soft_hyphen_end: bool,
+    /// Vertical writing: upright glyphs running top to bottom.
+    pub vertical: bool,
 }
 
 /// Unit vector of the text direction in top-left (y down) coordinates.
@@ -60,6 +62,36 @@ fn project(r: &Rect, d: (f32, f32)) -> (f32, f32) {
         .fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)))
 }
 
+/// Position of a glyph along its line and of the line across the page.
+fn frame(c: &RawChar, vertical: bool) -> ((f32, f32), f32) {
+    if vertical {
+        return vertical_frame(&c.advance_box);
+    }
+    let d = direction(c.angle);
+    let along = project(&c.advance_box, d);
+    // The origin, not the box, fixes the baseline: boxes vary with the glyph's shape.
+    let baseline = c.origin.0 * -d.1 + c.origin.1 * d.0;
+    (along, baseline)
+}
+
+/// The frame of a top-to-bottom line: along = y; across = the column's centre, counted
+/// from the right because vertical columns follow each other leftwards.
+fn vertical_frame(r: &Rect) -> ((f32, f32), f32) {
+    ((r.y0, r.y1), -(r.x0 + r.x1) / 2.0)
+}
+
+/// Whether `c` continues a one-glyph span downwards in vertical writing. Only CJK glyphs
+/// qualify, so stacked single digits in a table column never merge.
+fn starts_vertical_run(span: &RawSpan, prev: &Last, c: &RawChar, ch: char, size: f32) -> bool {
+    if span.vertical || prev.glyphs != 1 || u32::from(ch) < 0x2E80 {
+        return false;
+    }
+    let (a, b) = (&prev.advance_box, &c.advance_box);
+    let overlap = a.x1.min(b.x1) - a.x0.max(b.x0);
+    let below = b.y0 >= a.y0 + 0.5 * a.height();
+    overlap >= 0.5 * a.width().min(b.width()) && below && b.y0 - a.y1 < 0.4 * size
+}
+
 fn same_angle(a: f32, b: f32) -> bool {
     let d = (a - b).rem_euclid(360.0);
     d.min(360.0 - d) < 2.0
@@ -67,6 +99,9 @@ fn same_angle(a: f32, b: f32) -> bool {
 
 /// What the builder needs to know about the previous glyph.
 struct Last {
+    advance_box: Rect,
+    /// Glyphs in the current span so far.
+    glyphs: u32,
     /// The glyph shares its start with the one before: a letter of a split ligature.
     ligature: bool,
     along_start: f32,
@@ -104,13 +139,15 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
         if ch.is_control() {
             continue;
         }
-        let d = direction(c.angle);
-        let along = project(&c.advance_box, d);
-        let baseline = c.origin.0 * -d.1 + c.origin.1 * d.0;
         let size = c.size.max(1.0);
+        let vertical = current.as_ref().is_some_and(|s| s.vertical);
+        let (mut along, mut baseline) = frame(c, vertical);
 
-        let mut split = pending_break;
+        // PDFium puts a line break after every glyph of vertical writing; the geometry
+        // checks below still end the column.
+        let mut split = pending_break && !vertical;
         let mut space = pending_space;
+        let mut vertical_switch = false;
         if let (Some(span), Some(prev)) = (current.as_ref(), last.as_ref()) {
             let gap = along.0 - prev.along_end;
             let style_differs = span.font != c.font
@@ -125,12 +162,34 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
             if style_differs || off_line || backwards || gap > SPLIT_GAP_EM * size {
                 split = true;
             }
-            if gap > WORD_GAP_EM * size {
+            if split && !style_differs && starts_vertical_run(span, prev, c, ch, size) {
+                // Vertical writing: upright glyphs stacked downwards. PDFium reports them
+                // as one-glyph lines; re-read this span in the top-to-bottom frame.
+                split = false;
+                space = pending_space;
+                vertical_switch = true;
+            }
+            if vertical || vertical_switch {
+                // Vertical (CJK) glyph boxes follow the ink, so gaps between them say
+                // nothing about words; CJK text has no spaces anyway.
+            } else if gap > WORD_GAP_EM * size {
                 space = true;
             } else if prev.ligature && gap < MIN_SPACE_EM * size && !off_line && !backwards {
                 // A space with no room for it right after a ligature: some producers map
                 // ligatures to "fi " in ToUnicode; pdftotext drops that space too.
                 space = false;
+            }
+        }
+        if vertical_switch {
+            if let (Some(span), Some(prev)) = (current.as_mut(), last.as_mut()) {
+                span.vertical = true;
+                let (a, b) = vertical_frame(&prev.advance_box);
+                span.along = a;
+                span.baseline = b;
+                prev.along_start = a.0;
+                prev.along_end = a.1;
+                prev.baseline = b;
+                (along, baseline) = vertical_frame(&c.advance_box);
             }
         }
         if split {
@@ -166,6 +225,11 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
             _ => false,
         };
         last = Some(Last {
+            advance_box: c.advance_box,
+            glyphs: match (&last, split) {
+                (Some(prev), false) => prev.glyphs + 1,
+                _ => 1,
+            },
             ligature,
             along_start: along.0,
             along_end,
@@ -202,6 +266,7 @@ fn new_span(c: &RawChar, along: (f32, f32), baseline: f32) -> RawSpan {
         after_break: false,
         space_before: true,
         soft_hyphen_end: false,
+        vertical: false,
     }
 }
 
