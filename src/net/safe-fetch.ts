@@ -69,12 +69,14 @@ function guardedLookup(forbidden: (ip: string) => boolean) {
 }
 
 /** Scheme, userinfo and IP-literal checks of one hop, before any socket is opened. */
-function checkUrl(raw: string | URL, forbidden: (ip: string) => boolean): URL {
+function checkUrl(raw: string, forbidden: (ip: string) => boolean, base?: URL): URL {
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(raw, base);
   } catch {
-    throw upstream('The URL is not a valid absolute URL.');
+    throw upstream(
+      base ? 'The URL redirected to an invalid Location.' : 'The URL is not a valid absolute URL.',
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw upstream(`Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`);
@@ -137,7 +139,7 @@ export async function safeFetch(input: string, opts: SafeFetchOptions): Promise<
   // One agent per call: no pooled socket can outlive the policy it was checked under.
   const agent = new Agent({
     connect: { lookup: guardedLookup(forbidden) as never },
-    // No connection reuse between calls anyway; keep each socket short-lived.
+    // 0 also turns keep-alive off: every hop opens (and checks) its own connection.
     pipelining: 0,
   });
   const controller = new AbortController();
@@ -163,7 +165,7 @@ export async function safeFetch(input: string, opts: SafeFetchOptions): Promise<
         if (hop >= opts.maxRedirects)
           throw upstream(`The URL redirected more than ${opts.maxRedirects} times.`);
         // Relative Locations resolve against the hop that sent them; the result is re-checked.
-        url = checkUrl(new URL(target, url), forbidden);
+        url = checkUrl(target, forbidden, url);
         continue;
       }
       if (res.statusCode < 200 || res.statusCode > 299) {

@@ -108,6 +108,11 @@ describe('safeFetch', () => {
     expect(ok.finalUrl).toBe(`${base}/doc.pdf`);
   });
 
+  it('refuses an invalid redirect Location', async () => {
+    const err = await refusal(`${base}/to?u=${encodeURIComponent('http://[::1')}`, OPEN);
+    expect(err.message).toMatch(/invalid Location/);
+  });
+
   it('refuses a redirect loop past maxRedirects', async () => {
     const err = await refusal(`${base}/loop`, OPEN);
     expect(err.message).toMatch(/redirected more than 5 times/);
