@@ -86,6 +86,26 @@ export async function markStored(
 }
 
 /**
+ * A file the service produces (an output or a preview) in one step: reserve, write the
+ * blob, mark stored. Returns the stored row; link it with `fileUrl(config, id, 'get', expires_at)`.
+ */
+export async function createStoredFile(
+  db: Db,
+  blobs: BlobStore,
+  owner: FileOwner,
+  input: Omit<ReserveInput, 'maxBytes'> & { bytes: Buffer },
+): Promise<FileRow> {
+  const file = await reserveFile(db, owner, { ...input, maxBytes: input.bytes.length });
+  const blobKey = `${file.id}-${randomBase62(8)}`;
+  const stored = await blobs.put(blobKey, input.bytes, { maxBytes: input.bytes.length });
+  if (!(await markStored(db, file.id, { blobKey, ...stored }))) {
+    await blobs.delete(blobKey);
+    throw new Error(`file ${file.id} was deleted while it was being stored`);
+  }
+  return { ...file, status: 'stored', blob_key: blobKey, size: stored.size, sha256: stored.sha256 };
+}
+
+/**
  * A file as its owner sees it: another account or the other key mode gets undefined
  * (answered as not_found, so existence never leaks), as do deleted and expired files.
  */

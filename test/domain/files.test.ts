@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  createStoredFile,
   deleteFile,
   type FileOwner,
   findFile,
@@ -80,6 +81,19 @@ describe.each(DB_KINDS)('files domain on %s', (kind) => {
     const row = await findFile(db, owner, file.id);
     expect(row).toMatchObject({ status: 'stored', size: 1 });
     expect(typeof row?.created_at).toBe('number');
+  });
+
+  it('creates a stored output in one step', async () => {
+    const parent = await stored();
+    const out = await createStoredFile(db, blobs, owner, {
+      kind: 'preview',
+      contentType: 'image/png',
+      ttlMs: 60_000,
+      parentId: parent.id,
+      bytes: BYTES,
+    });
+    expect(await findFile(db, owner, out.id)).toEqual(out);
+    expect((await blobs.stat(out.blob_key!))?.size).toBe(BYTES.length);
   });
 
   it('scopes find by account and mode, and hides expired files', async () => {
