@@ -63,11 +63,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 8080);
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
-  const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
-    /\/+$/,
-    '',
-  );
-  if (!/^https?:\/\//.test(publicBaseUrl)) throw new Error('PUBLIC_BASE_URL must start with http:// or https://');
+  const publicBaseUrl = (
+    env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  ).replace(/\/+$/, '');
+  if (!/^https?:\/\//.test(publicBaseUrl))
+    throw new Error('PUBLIC_BASE_URL must start with http:// or https://');
   const databaseUrl = env.DATABASE_URL || `sqlite:${path.join(dataDir, 'pdfedit.sqlite')}`;
   return {
     port,
@@ -78,7 +78,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     tokenSecret: tokenSecret(env, dataDir),
     allowPrivateUrls: env.ALLOW_PRIVATE_URLS === '1' || env.ALLOW_PRIVATE_URLS === 'true',
-    pdfiumLibPath: path.resolve(env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so')),
+    pdfiumLibPath: path.resolve(
+      env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so'),
+    ),
     engineThreads: int(env, 'ENGINE_THREADS', 2),
     syncTimeoutMs: int(env, 'SYNC_TIMEOUT_MS', 60_000),
     fetch: {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS } from './helpers/env.js';
 import { bearer, startApp, type TestApp } from './helpers/app.js';
+import { DB_KINDS } from './helpers/env.js';
 
 describe.each(DB_KINDS)('service skeleton (%s)', (kind) => {
   let t: TestApp;
@@ -71,7 +71,11 @@ describe.each(DB_KINDS)('service skeleton (%s)', (kind) => {
   });
 
   it('asks for a key on keyed routes', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/text', payload: { source: { file_id: 'x' } } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/text',
+      payload: { source: { file_id: 'x' } },
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json().error.code).toBe('unauthorized');
   });

@@ -14,7 +14,12 @@ export class ApiError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { hint?: string; extra?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+    opts: {
+      hint?: string;
+      extra?: Record<string, unknown>;
+      headers?: Record<string, string>;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, { cause: opts.cause });
     this.code = code;

@@ -8,9 +8,13 @@ export function resolvePages(range: number[] | string | undefined, pageCount: nu
   if (range === undefined) return Array.from({ length: pageCount }, (_, i) => i + 1);
   const pages = new Set<number>();
   const add = (n: number) => {
-    if (!Number.isInteger(n) || n < 1) throw new ApiError('invalid_request', `Page ${n} is not a page number.`);
+    if (!Number.isInteger(n) || n < 1)
+      throw new ApiError('invalid_request', `Page ${n} is not a page number.`);
     if (n > pageCount) {
-      throw new ApiError('invalid_request', `Page ${n} does not exist: the document has ${pageCount} page(s).`);
+      throw new ApiError(
+        'invalid_request',
+        `Page ${n} does not exist: the document has ${pageCount} page(s).`,
+      );
     }
     pages.add(n);
   };

@@ -51,7 +51,8 @@ export class EnginePool {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new ApiError('engine_timeout', `The engine did not finish within ${this.timeoutMs} ms.`)),
+        () =>
+          reject(new ApiError('engine_timeout', `The engine did not finish within ${this.timeoutMs} ms.`)),
         this.timeoutMs,
       );
     });
@@ -61,7 +62,9 @@ export class EnginePool {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if ((err as Error)?.message?.includes('Task queue is at limit')) {
-        throw new ApiError('rate_limited', 'The engine is busy; retry shortly.', { headers: { 'Retry-After': '2' } });
+        throw new ApiError('rate_limited', 'The engine is busy; retry shortly.', {
+          headers: { 'Retry-After': '2' },
+        });
       }
       throw new ApiError('engine_error', 'The engine failed on this document.', { cause: err });
     } finally {
@@ -86,7 +89,11 @@ export class EnginePool {
   }
 
   get stats() {
-    return { threads: this.piscina.threads.length, queued: this.piscina.queueSize, completed: this.piscina.completed };
+    return {
+      threads: this.piscina.threads.length,
+      queued: this.piscina.queueSize,
+      completed: this.piscina.completed,
+    };
   }
 
   close(): Promise<void> {

@@ -21,7 +21,8 @@ type PreviewBody = Static<typeof PreviewBody>;
 
 function checkBox(name: string, box: number[]): void {
   const [x0, y0, x1, y1] = box as [number, number, number, number];
-  if (!(x1 > x0 && y1 > y0)) throw new ApiError('invalid_request', `${name} must be [x0, y0, x1, y1] with x1 > x0 and y1 > y0.`);
+  if (!(x1 > x0 && y1 > y0))
+    throw new ApiError('invalid_request', `${name} must be [x0, y0, x1, y1] with x1 > x0 and y1 > y0.`);
 }
 
 /** POST /v1/preview: a PNG of a page or a region of it, always within 200 KB (free). */
@@ -36,7 +37,10 @@ export default async function previewRoutes(fastify: FastifyInstance): Promise<v
       for (const h of highlights ?? []) checkBox('highlight', h);
       const doc = await openSource(fastify, request.principal!, source);
       if (page > doc.info.pageCount) {
-        throw new ApiError('invalid_request', `Page ${page} does not exist: the document has ${doc.info.pageCount} page(s).`);
+        throw new ApiError(
+          'invalid_request',
+          `Page ${page} does not exist: the document has ${doc.info.pageCount} page(s).`,
+        );
       }
       const png = await fastify.engine.render({
         pdf: doc.bytes,

@@ -9,7 +9,10 @@ const TextBody = Type.Object(
     source: Source,
     pages: Type.Optional(PageRange),
     layers: Type.Optional(
-      Type.Array(Type.Union([Type.Literal('text'), Type.Literal('forms')]), { minItems: 1, uniqueItems: true }),
+      Type.Array(Type.Union([Type.Literal('text'), Type.Literal('forms')]), {
+        minItems: 1,
+        uniqueItems: true,
+      }),
     ),
   },
   { additionalProperties: false },

@@ -15,7 +15,10 @@ export interface TestApp {
 }
 
 /** The whole service, built as server.ts builds it, for `app.inject` (no port opened). */
-export async function startApp(kind: DbKind = 'sqlite', envVars: Record<string, string> = {}): Promise<TestApp> {
+export async function startApp(
+  kind: DbKind = 'sqlite',
+  envVars: Record<string, string> = {},
+): Promise<TestApp> {
   const env = await makeTestEnv(kind, envVars);
   const app = await buildServer(env.config);
   return {

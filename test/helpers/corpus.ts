@@ -17,7 +17,10 @@ export interface CorpusEntry {
 /** The shared corpus manifest, or [] when ../shared/corpus is absent (tests then skip). */
 export function corpus(): CorpusEntry[] {
   if (!HAVE_CORPUS) return [];
-  const raw = JSON.parse(readFileSync(path.join(CORPUS_DIR, 'manifest.json'), 'utf8')) as Record<string, unknown>[];
+  const raw = JSON.parse(readFileSync(path.join(CORPUS_DIR, 'manifest.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >[];
   return raw.map((m) => ({
     file: String(m.file),
     pages: Number(m.pages ?? 1),
@@ -81,7 +84,7 @@ export function words(text: string): string[] {
       if (rest) out.push(rest);
     } else if (RTL.test(token)) {
       const reversed = [...token].reverse().join('');
-      out.push(reversed < token ? reversed : token);
+      out.push([reversed, token].sort()[0]!);
     } else out.push(token);
   }
   return out;

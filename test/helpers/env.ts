@@ -22,7 +22,10 @@ export interface TestEnv {
  * A private configuration for one test file: its own DATA_DIR under the system temp
  * folder and, for postgres, its own freshly created database that cleanup drops.
  */
-export async function makeTestEnv(kind: DbKind = 'sqlite', env: Record<string, string> = {}): Promise<TestEnv> {
+export async function makeTestEnv(
+  kind: DbKind = 'sqlite',
+  env: Record<string, string> = {},
+): Promise<TestEnv> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pdfedit-test-'));
   let databaseUrl: string | undefined;
   let dropDb: (() => Promise<void>) | undefined;

@@ -148,7 +148,9 @@ describe.skipIf(!HAVE_CORPUS)('POST /v1/text on the corpus (../shared/corpus)', 
       expect(f.name).toMatch(/\S/);
       expect(f.page).toBeGreaterThanOrEqual(1);
     }
-    expect(answer.fields.filter((f) => f.value !== null && f.value !== '' && f.value !== false).length).toBeGreaterThan(5);
+    expect(
+      answer.fields.filter((f) => f.value !== null && f.value !== '' && f.value !== false).length,
+    ).toBeGreaterThan(5);
   });
 
   it('answers 422 document_unsupported for damaged and non-PDF input, never 500', async () => {
