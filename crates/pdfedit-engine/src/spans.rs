@@ -13,6 +13,8 @@ const SPLIT_GAP_EM: f32 = 0.45;
 /// A gap wider than this many ems between glyphs without a space between them is a word
 /// break PDFium did not mark (some producers position every word absolutely).
 const WORD_GAP_EM: f32 = 0.12;
+/// The word gap between glyphs that only have ink boxes (see `word_gap_em`).
+const INK_WORD_GAP_EM: f32 = 0.25;
 /// A space between glyphs closer than this many ems is not a word break.
 const MIN_SPACE_EM: f32 = 0.05;
 /// Baselines closer than this many ems are the same line.
@@ -92,6 +94,18 @@ fn starts_vertical_run(span: &RawSpan, prev: &Last, c: &RawChar, ch: char, size:
     overlap >= 0.5 * a.width().min(b.width()) && below && b.y0 - a.y1 < 0.4 * size
 }
 
+/// Word-break threshold between two glyphs. When PDFium knows no advance for a glyph
+/// (Type 3 fonts, whose loose box is the ink box) gaps are measured ink to ink and
+/// include both side bearings, so the threshold is larger.
+fn word_gap_em(prev: &Last, c: &RawChar) -> f32 {
+    let ink_only = |r: &Rect, t: &Rect| (r.x0 - t.x0).abs() < 0.01 && (r.x1 - t.x1).abs() < 0.01;
+    if ink_only(&prev.advance_box, &prev.ink_box) && ink_only(&c.advance_box, &c.bbox) {
+        INK_WORD_GAP_EM
+    } else {
+        WORD_GAP_EM
+    }
+}
+
 fn same_angle(a: f32, b: f32) -> bool {
     let d = (a - b).rem_euclid(360.0);
     d.min(360.0 - d) < 2.0
@@ -100,6 +114,7 @@ fn same_angle(a: f32, b: f32) -> bool {
 /// What the builder needs to know about the previous glyph.
 struct Last {
     advance_box: Rect,
+    ink_box: Rect,
     /// Glyphs in the current span so far.
     glyphs: u32,
     /// The glyph shares its start with the one before: a letter of a split ligature.
@@ -172,7 +187,7 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
             if vertical || vertical_switch {
                 // Vertical (CJK) glyph boxes follow the ink, so gaps between them say
                 // nothing about words; CJK text has no spaces anyway.
-            } else if gap > WORD_GAP_EM * size {
+            } else if gap > word_gap_em(prev, c) * size {
                 space = true;
             } else if prev.ligature && gap < MIN_SPACE_EM * size && !off_line && !backwards {
                 // A space with no room for it right after a ligature: some producers map
@@ -226,6 +241,7 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
         };
         last = Some(Last {
             advance_box: c.advance_box,
+            ink_box: c.bbox,
             glyphs: match (&last, split) {
                 (Some(prev), false) => prev.glyphs + 1,
                 _ => 1,

@@ -14,6 +14,9 @@ pub struct CorpusFile {
     pub encrypted: bool,
     pub pages: u32,
     pub pages_without_text: u32,
+    /// Why pdftotext's text holds more than the page's own text layer, if it does:
+    /// pdftotext also prints the appearance streams of annotations and widgets.
+    pub annotation_text: Option<&'static str>,
 }
 
 fn repo_root() -> PathBuf {
@@ -67,8 +70,26 @@ pub fn corpus() -> Option<Vec<CorpusFile>> {
                 encrypted: e["enc"]["encrypted"].as_bool().unwrap_or(false),
                 pages: num_of(&e["pages"]),
                 pages_without_text: num_of(&e["pages_without_text"]),
+                annotation_text: annotation_text(e),
             }
         })
         .collect();
     Some(files)
+}
+
+fn annotation_text(e: &serde_json::Value) -> Option<&'static str> {
+    let other_annots = e["annots"]
+        .as_object()
+        .is_some_and(|a| a.keys().any(|k| k != "Link" && k != "Widget"));
+    if other_annots {
+        return Some("annotations with appearance text");
+    }
+    if e["form"]["with_value"].as_u64().unwrap_or(0) > 0 {
+        return Some("filled form fields (widget appearances)");
+    }
+    if e["sig"]["fields"].as_u64().unwrap_or(0) > 0 && e["sig"]["signed"].as_u64().unwrap_or(0) > 0
+    {
+        return Some("signature appearances");
+    }
+    None
 }
