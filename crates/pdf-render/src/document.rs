@@ -41,7 +41,7 @@ pub struct DocInfo {
     pub encrypted: bool,
     /// Pages in order.
     pub pages: Vec<PageInfo>,
-    /// Signed signature fields, in PDFium's order.
+    /// Signed signature fields (those with a value), in PDFium's order.
     pub signatures: Vec<SignatureInfo>,
     /// Whether the document has an AcroForm (also true for XFA hybrids).
     pub has_acro_form: bool,
@@ -52,6 +52,7 @@ pub struct DocInfo {
 /// An open document. Borrows the bytes: PDFium reads from them lazily.
 pub struct Document<'a> {
     pub(crate) doc: PdfDocument<'a>,
+    bytes: &'a [u8],
 }
 
 impl<'a> Document<'a> {
@@ -74,7 +75,7 @@ impl<'a> Document<'a> {
         if doc.pages().is_empty() {
             return Err(Error::Unsupported("the document has no pages".into()));
         }
-        Ok(Document { doc })
+        Ok(Document { doc, bytes })
     }
 
     /// Number of pages.
@@ -114,16 +115,33 @@ impl<'a> Document<'a> {
             self.doc.permissions().security_handler_revision(),
             Ok(PdfSecurityHandlerRevision::Unprotected)
         );
-        let signatures = self
+        let sub_filters = scan_sub_filters(self.bytes);
+        let signatures: Vec<SignatureInfo> = self
             .doc
             .signatures()
             .iter()
+            // PDFium lists every signature field; an unsigned one has no /Contents.
+            .filter(|s| !s.bytes().is_empty())
             .map(|s| SignatureInfo {
                 sub_filter: None,
                 reason: s.reason(),
                 signing_time: s.signing_date(),
             })
             .collect();
+        // Only trust the file-order scan when it found exactly one sub filter per
+        // signature PDFium knows of; otherwise we cannot pair them.
+        let signatures = if sub_filters.len() == signatures.len() {
+            signatures
+                .into_iter()
+                .zip(sub_filters)
+                .map(|(s, f)| SignatureInfo {
+                    sub_filter: Some(f),
+                    ..s
+                })
+                .collect()
+        } else {
+            signatures
+        };
         let form_type = self.doc.form().map(|f| f.form_type());
         let has_xfa = matches!(
             form_type,
@@ -173,6 +191,49 @@ pub(crate) fn page_transform(page: &PdfPage) -> PageTransform {
     }
 }
 
+/// `/SubFilter` names of signature value dictionaries, in file order.
+///
+/// pdfium-render does not expose `FPDFSignatureObj_GetSubFilter`, so we read it from the
+/// bytes: a signature dictionary is the only object that carries `/ByteRange`, and it is
+/// always a plain indirect object (its `/Contents` must be excluded from the signed byte
+/// range, so it cannot live in a compressed object stream). Names are never encrypted.
+fn scan_sub_filters(bytes: &[u8]) -> Vec<String> {
+    const WINDOW: usize = 1 << 20;
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(pos) = find(&bytes[from..], b"/ByteRange").map(|p| p + from) {
+        let start = pos.saturating_sub(WINDOW);
+        let obj_start = rfind(&bytes[start..pos], b"obj").map_or(start, |p| p + start);
+        let end = (pos + WINDOW).min(bytes.len());
+        let obj_end = find(&bytes[pos..end], b"endobj").map_or(end, |p| p + pos);
+        let object = &bytes[obj_start..obj_end];
+        if let Some(name) = find(object, b"/SubFilter").and_then(|p| read_name(&object[p + 10..])) {
+            out.push(name);
+        }
+        from = obj_end.max(pos + 1);
+    }
+    out
+}
+
+/// The PDF name at the start of `s` (after optional whitespace), without its slash.
+fn read_name(s: &[u8]) -> Option<String> {
+    let s = &s[s.iter().position(|b| !b.is_ascii_whitespace())?..];
+    let rest = s.strip_prefix(b"/")?;
+    let len = rest
+        .iter()
+        .position(|b| b.is_ascii_whitespace() || b"/<>[]()%".contains(b))
+        .unwrap_or(rest.len());
+    (len > 0).then(|| String::from_utf8_lossy(&rest[..len]).into_owned())
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).rposition(|w| w == needle)
+}
+
 fn classify_open_error(err: PdfiumError) -> Error {
     match err {
         PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::PasswordError) => {
@@ -185,5 +246,26 @@ fn classify_open_error(err: PdfiumError) -> Error {
             PdfiumInternalError::FormatError | PdfiumInternalError::FileError,
         ) => Error::Unsupported("the file is damaged or not a PDF".into()),
         other => Error::pdfium("opening the document", other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sub_filters_are_read_in_file_order() {
+        let pdf =
+            b"1 0 obj\n<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.pkcs7.detached\n\
+            /ByteRange [0 10 20 30] /Contents <00> >>\nendobj\n\
+            2 0 obj << /SubFilter/ETSI.RFC3161 /ByteRange [0 1 2 3] >> endobj";
+        assert_eq!(
+            scan_sub_filters(pdf),
+            vec![
+                "adbe.pkcs7.detached".to_string(),
+                "ETSI.RFC3161".to_string()
+            ]
+        );
+        assert!(scan_sub_filters(b"%PDF-1.7 nothing signed").is_empty());
     }
 }

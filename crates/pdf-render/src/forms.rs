@@ -75,9 +75,9 @@ pub struct FormField {
 impl Document<'_> {
     /// Every form field of the document, in page and widget order.
     ///
-    /// `signed_signatures` is how many signatures PDFium counts in the document: PDFium
-    /// does not expose a signature field's `/V`, so signature fields are reported signed
-    /// when every signature field is accounted for by a signature (see the crate's gaps).
+    /// PDFium does not link a signature to its field, so signature fields are reported
+    /// signed only when every signature field of the document carries a signature
+    /// (exact for the common one-field case; partly signed documents report `false`).
     pub fn form_fields(&self) -> Result<Vec<FormField>> {
         let mut fields: Vec<FormField> = Vec::new();
         let mut by_name: HashMap<String, usize> = HashMap::new();
@@ -117,12 +117,18 @@ impl Document<'_> {
                 });
             }
         }
-        let signed = self.doc.signatures().len();
+        // PDFium lists every signature field; the signed ones have /Contents.
+        let signed = self
+            .doc
+            .signatures()
+            .iter()
+            .filter(|s| !s.bytes().is_empty())
+            .count();
         let signature_fields = fields
             .iter()
             .filter(|f| f.kind == FieldKind::Signature)
             .count();
-        let all_signed = signature_fields > 0 && usize::from(signed) >= signature_fields;
+        let all_signed = signature_fields > 0 && signed >= signature_fields;
         for f in fields.iter_mut().filter(|f| f.kind == FieldKind::Signature) {
             f.value = FieldValue::Bool(all_signed);
         }

@@ -176,3 +176,42 @@ fn regions_render_with_their_own_aspect_ratio() {
         Err(Error::InvalidRequest(_))
     ));
 }
+
+#[test]
+fn signatures_and_forms_are_reported() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let info_of = |name: &str| {
+        let file = corpus.iter().find(|f| f.name == name)?;
+        let bytes = std::fs::read(&file.path).ok()?;
+        Some((open_info(&bytes, None).expect("opens"), bytes))
+    };
+    if let Some((info, _)) = info_of("sig-certified-docmdp.pdf") {
+        assert_eq!(info.signatures.len(), 1);
+        assert_eq!(
+            info.signatures[0].sub_filter.as_deref(),
+            Some("adbe.pkcs7.detached")
+        );
+    }
+    if let Some((info, _)) = info_of("sig-pades-lta-3sigs-dss-timestamp.pdf") {
+        assert_eq!(info.signatures.len(), 3);
+    }
+    if let Some((info, _)) = info_of("sig-field-unsigned-acrobat.pdf") {
+        assert!(info.signatures.is_empty());
+    }
+    if let Some((info, bytes)) = info_of("form-irs-1040-2019-xfa-hybrid.pdf") {
+        assert!(info.has_acro_form && info.has_xfa);
+        let fields = read_text(&bytes, None, None, false, true)
+            .expect("reads")
+            .fields;
+        assert!(fields.len() > 50, "{} fields", fields.len());
+        let mut names: Vec<_> = fields.iter().map(|f| f.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), fields.len(), "one entry per field name");
+    }
+}
