@@ -68,7 +68,9 @@ impl<'a> Document<'a> {
         let pdfium = pdfium()?;
         // An empty password is the same as none: PDFium always tries the empty user
         // password first.
-        let password = password.filter(|p| !p.is_empty());
+        // PDFium takes a C string: a password with a NUL inside cannot match any document,
+        // so it is treated like no password (an encrypted document then answers Encrypted).
+        let password = password.filter(|p| !p.is_empty() && !p.contains('\0'));
         let doc = pdfium
             .load_pdf_from_byte_slice(bytes, password)
             .map_err(classify_open_error)?;

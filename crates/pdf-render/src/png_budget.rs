@@ -48,7 +48,10 @@ pub fn encode_png_within(
         if scale * STEP < floor {
             break;
         }
-        scale *= STEP;
+        // PNG size grows roughly with the pixel count, so jump straight to about the
+        // right size (but never by less than one 0.8 step, nor below the floor).
+        let estimate = (max_bytes as f32 / png.len() as f32).sqrt() * 0.95;
+        scale = (scale * estimate.min(STEP)).max(floor);
     }
     // Phase 2: fewer colours at the floor, then grayscale while shrinking further.
     let img = render(scale)?;

@@ -59,6 +59,10 @@ fn encrypted_files_need_their_password() {
                     open_info(&bytes, Some("definitely-wrong")),
                     Err(Error::Encrypted)
                 ));
+                assert!(matches!(
+                    open_info(&bytes, Some("nul\0inside")),
+                    Err(Error::Encrypted)
+                ));
             }
             // Owner-password-only files open with the empty user password.
             None => {
