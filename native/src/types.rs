@@ -193,7 +193,7 @@ fn rect(r: pdfedit_engine::Rect) -> Vec<f64> {
 
 /// f32 → f64 keeps binary noise (12.3 becomes 12.300000190734863); round to what we mean.
 fn round2(v: f32) -> f64 {
-    (f64::from(v) * 100.0).round() / 100.0
+    (f64::from(v) * 100.0).round() / 100.0 + 0.0
 }
 
 impl From<pdfedit_engine::TextResult> for TextResult {

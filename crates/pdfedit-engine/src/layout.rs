@@ -157,11 +157,12 @@ fn snap_angle(angle: f32) -> f32 {
     } else {
         round2(angle)
     };
-    a.rem_euclid(360.0)
+    // `+ 0.0` turns -0.0 into 0.0, which JSON would otherwise print as -0.
+    a.rem_euclid(360.0) + 0.0
 }
 
 fn round2(v: f32) -> f32 {
-    (v * 100.0).round() / 100.0
+    (v * 100.0).round() / 100.0 + 0.0
 }
 
 #[cfg(test)]
@@ -187,5 +188,6 @@ mod tests {
         assert_eq!(snap_angle(359.6), 0.0);
         assert_eq!(snap_angle(90.4), 90.0);
         assert_eq!(snap_angle(45.0), 45.0);
+        assert!(snap_angle(-0.0).is_sign_positive());
     }
 }
