@@ -41,8 +41,18 @@ for d in /usr/include/node /usr/local/include/node; do
 done
 lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f node_modules/.pdfedit-lock ] || [ "$(cat node_modules/.pdfedit-lock)" != "$lock_hash" ]; then
-  log "installing npm packages (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
+  # `npm install` with the committed lockfile installs exactly the locked versions. Not
+  # `npm ci`: npm 11.19 refuses this lockfile for lacking other platforms' optional
+  # binaries (biome, napi-rs), which npm itself never records there.
+  log "installing npm packages (from package-lock.json)"
+  cp package-lock.json "${TMPDIR:-/tmp}/pdfedit-lock.$$"
+  npm install --no-audit --no-fund --loglevel=error
+  if ! cmp -s package-lock.json "${TMPDIR:-/tmp}/pdfedit-lock.$$"; then
+    rm -f "${TMPDIR:-/tmp}/pdfedit-lock.$$"
+    echo "setup: package-lock.json is out of date with package.json; commit the updated lockfile" >&2
+    exit 1
+  fi
+  rm -f "${TMPDIR:-/tmp}/pdfedit-lock.$$"
   echo "$lock_hash" > node_modules/.pdfedit-lock
 fi
 
