@@ -36,13 +36,13 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY --from=build /app/vendor/pdfium vendor/pdfium
-COPY --from=build /app/native/index.js /app/native/index.d.ts native/
+COPY --from=build /app/native/index.js /app/native/index.d.ts /app/native/package.json native/
 COPY --from=build /app/native/*.node native/
 COPY bin bin
 # Served at GET /source (AGPL-3.0): the engine's source, this file and the licence.
 COPY LICENSE Dockerfile Cargo.toml Cargo.lock ./
 COPY crates crates
-COPY native/Cargo.toml native/build.rs* native/
+COPY native/Cargo.toml native/build.rs native/
 COPY native/src native/src
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 RUN mkdir -p /data && chown pdfedit /data
