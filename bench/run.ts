@@ -1,0 +1,91 @@
+/**
+ * `npm run bench`: engine timings through the same worker pool the service uses.
+ * A benchmark, not a test: it prints numbers and never fails on them.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../src/config.js';
+import { EnginePool } from '../src/engine/pool.js';
+
+const CORPUS = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
+const PDFIUM = process.env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so');
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+async function time(
+  runs: number,
+  fn: () => Promise<unknown>,
+): Promise<{ p50: number; p95: number; mean: number }> {
+  await fn(); // warm-up: binds PDFium and loads the worker
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    await fn();
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), mean: ms.reduce((a, b) => a + b, 0) / ms.length };
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(CORPUS)) {
+    console.log(`bench: ${CORPUS} is absent; nothing to measure`);
+    return;
+  }
+  const docs = [
+    { name: '1 page (invoice)', file: 'doc-invoice-itextsharp-demo.pdf' },
+    { name: '14 pages (tracemonkey)', file: 'font-type1-pdftex-tracemonkey-2col.pdf' },
+    { name: '18 pages (CMS form)', file: 'form-cms1490s-medicare-18p-partly-filled.pdf' },
+  ];
+  const rows: string[][] = [['operation', 'document', 'p50 ms', 'p95 ms', 'mean ms']];
+  for (const threads of [1, 2]) {
+    const pool = new EnginePool({ pdfiumLibPath: PDFIUM, threads, timeoutMs: 120_000, maxQueue: 64 });
+    try {
+      for (const d of docs) {
+        const pdf = readFileSync(path.join(CORPUS, d.file));
+        if (threads === 1) {
+          const open = await time(20, () => pool.open(pdf));
+          rows.push(['open', d.name, open.p50.toFixed(1), open.p95.toFixed(1), open.mean.toFixed(1)]);
+          const text = await time(10, () => pool.readText({ pdf, text: true, forms: true }));
+          rows.push([
+            'text (all pages)',
+            d.name,
+            text.p50.toFixed(1),
+            text.p95.toFixed(1),
+            text.mean.toFixed(1),
+          ]);
+          const png = await time(10, () => pool.render({ pdf, page: 1, width: 1000, maxBytes: 200 * 1024 }));
+          rows.push([
+            'preview p1 1000px',
+            d.name,
+            png.p50.toFixed(1),
+            png.p95.toFixed(1),
+            png.mean.toFixed(1),
+          ]);
+        }
+      }
+      // Throughput: 40 previews of the invoice page, as fast as the pool takes them.
+      const pdf = readFileSync(path.join(CORPUS, docs[0]!.file));
+      const t0 = process.hrtime.bigint();
+      await Promise.all(
+        Array.from({ length: 40 }, () => pool.render({ pdf, page: 1, width: 1000, maxBytes: 200 * 1024 })),
+      );
+      const s = Number(process.hrtime.bigint() - t0) / 1e9;
+      rows.push([`previews/s, ${threads} thread(s)`, docs[0]!.name, (40 / s).toFixed(1), '', '']);
+    } finally {
+      await pool.close();
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+  console.log(
+    '\nPDFium serialises its calls behind one mutex per process: threads overlap only the Rust-side work.',
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
