@@ -4,7 +4,7 @@ import { Piscina } from 'piscina';
 import { PROJECT_ROOT } from '../config.js';
 import { ApiError } from '../domain/api-error.js';
 import { isErrorCode } from '../domain/error-codes.js';
-import type { DocInfo, EngineTask, RenderTask, TextTask, WorkerReply } from './types.js';
+import type { DocInfo, EditTask, EngineEditResult, EngineTask, RenderTask, TextTask, WorkerReply } from './types.js';
 
 /** The compiled worker; piscina loads plain JS, so tests run after `npm run build:ts`. */
 const WORKER_FILE = path.join(PROJECT_ROOT, 'dist', 'src', 'engine', 'worker.js');
@@ -86,6 +86,10 @@ export class EnginePool {
   async render(task: Omit<RenderTask, 'op'>): Promise<Buffer> {
     const bytes = await this.run<Uint8Array>({ op: 'render', ...task });
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  edit(task: Omit<EditTask, 'op'>): Promise<EngineEditResult> {
+    return this.run<EngineEditResult>({ op: 'edit', ...task });
   }
 
   get stats() {

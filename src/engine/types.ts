@@ -30,7 +30,51 @@ export interface RenderTask {
   maxBytes: number;
 }
 
-export type EngineTask = OpenTask | TextTask | RenderTask;
+/** One edit as the engine takes it (API shape plus its index in the request). */
+export interface EngineEdit {
+  index: number;
+  op: 'replace' | 'delete';
+  find: string;
+  replace?: string;
+  match?: string;
+  scope?: Record<string, unknown>;
+  fit?: string;
+  style?: { font?: string; size?: number; color?: string };
+}
+
+export interface EditTask {
+  op: 'edit';
+  pdf: Uint8Array;
+  password?: string;
+  edits: EngineEdit[];
+  options: { font_policy: 'prefer_exact' | 'metric_only'; break_signature: boolean };
+}
+
+export interface EngineChange {
+  edit_index: number;
+  page: number;
+  op: string;
+  find: string;
+  replace: string;
+  font_source: string;
+  font_used: string;
+  verified: boolean;
+  collateral_pixels: number;
+  box: number[];
+  before_png: Uint8Array;
+  after_png: Uint8Array;
+}
+
+export interface EngineEditResult {
+  pdf: Uint8Array;
+  changes: EngineChange[];
+  unmatched: { edit_index: number; op: string; find: string }[];
+  failed: { edit_index: number; op: string; reason: string; message: string }[];
+  warnings: string[];
+  pages_touched: number[];
+}
+
+export type EngineTask = OpenTask | TextTask | RenderTask | EditTask;
 
 export interface DocInfo {
   pageCount: number;

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { workerData } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../config.js';
-import type { EngineTask, WorkerReply } from './types.js';
+import type { EngineEditResult, EngineTask, WorkerReply } from './types.js';
 
 /** The napi addon's surface as this worker uses it (full types: native/index.d.ts). */
 interface NativeEngine {
@@ -10,6 +10,7 @@ interface NativeEngine {
   openInfo(pdf: Buffer, password?: string | null): unknown;
   readText(pdf: Buffer, options: Record<string, unknown>): unknown;
   render(pdf: Buffer, options: Record<string, unknown>): Buffer;
+  edit(pdf: Buffer, request: Record<string, unknown>): EngineEditResult;
 }
 
 const require = createRequire(import.meta.url);
@@ -40,6 +41,8 @@ function call(task: EngineTask): unknown {
       });
       return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
     }
+    case 'edit':
+      return native.edit(pdf, { password: task.password, edits: task.edits, options: task.options });
   }
 }
 

@@ -1,0 +1,91 @@
+import type { EngineEdit } from '../engine/types.js';
+import type { Edit, EditOptions } from '../schemas/edit.js';
+import { ApiError } from './api-error.js';
+import { resolvePages } from './page-range.js';
+
+/** Members each op takes; anything else on that edit is refused by name, never ignored. */
+const MEMBERS: Record<string, readonly string[]> = {
+  replace: ['op', 'find', 'replace', 'match', 'scope', 'fit', 'style'],
+  delete: ['op', 'find', 'match', 'scope'],
+  redact: ['op', 'find', 'match', 'scope'],
+  insert: ['op', 'text', 'at', 'style'],
+  form: ['op', 'fields', 'flatten'],
+};
+
+/** Ops the engine carries out today; the others arrive with their own issues. */
+const AVAILABLE = new Set(['replace', 'delete']);
+
+function bad(index: number, message: string): ApiError {
+  return new ApiError('invalid_request', `edits[${index}]: ${message}`);
+}
+
+/**
+ * Checks what the schema cannot say (which members each op needs and allows, regex
+ * syntax) and turns the API's edits into the engine's. Throws 400 naming the edit at fault.
+ */
+export function toEngineEdits(edits: Edit[], pageCount: number): EngineEdit[] {
+  return edits.map((edit, index) => {
+    const op = edit.op ?? 'replace';
+    const allowed = MEMBERS[op]!;
+    for (const member of Object.keys(edit)) {
+      if (!allowed.includes(member)) throw bad(index, `"${member}" does not apply to op "${op}".`);
+    }
+    if (!AVAILABLE.has(op)) {
+      throw bad(index, `op "${op}" is not available on this deployment yet; replace and delete are.`);
+    }
+    if (edit.find === undefined) throw bad(index, `op "${op}" needs "find".`);
+    if (op === 'replace' && edit.replace === undefined) throw bad(index, 'op "replace" needs "replace".');
+    if (edit.match === 'regex') {
+      try {
+        new RegExp(edit.find, 'u');
+      } catch (err) {
+        throw bad(index, `"find" is not a valid regular expression: ${(err as Error).message}`);
+      }
+    }
+    if (edit.fit === 'reflow' && op !== 'replace') throw bad(index, '"fit" applies to replace only.');
+    const scope: Record<string, unknown> | undefined = edit.scope ? { ...edit.scope } : undefined;
+    if (scope && edit.scope?.pages !== undefined) {
+      // The engine takes page numbers: a range string ("1-3,7") is resolved here.
+      try {
+        scope.pages = resolvePages(edit.scope.pages, pageCount);
+      } catch (err) {
+        throw bad(index, `scope.pages: ${(err as Error).message}`);
+      }
+    }
+    const region = edit.scope?.region;
+    if (region && region.page > pageCount)
+      throw bad(index, `scope.region.page ${region.page} does not exist.`);
+    return {
+      index,
+      op: op as 'replace' | 'delete',
+      find: edit.find,
+      ...(edit.replace !== undefined ? { replace: edit.replace } : {}),
+      ...(edit.match ? { match: edit.match } : {}),
+      ...(scope ? { scope } : {}),
+      ...(edit.fit ? { fit: edit.fit } : {}),
+      ...(edit.style ? { style: edit.style } : {}),
+    };
+  });
+}
+
+/** Options the deployment cannot honour yet are refused, not silently dropped. */
+export function checkOptions(options: EditOptions | undefined): void {
+  if (options?.async) {
+    throw new ApiError(
+      'invalid_request',
+      'options.async: asynchronous jobs are not available on this deployment yet.',
+      {
+        hint: 'Send the edit synchronously (omit options.async).',
+      },
+    );
+  }
+  if (options?.webhook_url) {
+    throw new ApiError('invalid_request', 'options.webhook_url needs asynchronous jobs, not available yet.');
+  }
+  if (options?.ocr) {
+    throw new ApiError(
+      'invalid_request',
+      'options.ocr: OCR of scanned pages is not available on this deployment yet.',
+    );
+  }
+}

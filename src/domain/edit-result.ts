@@ -1,0 +1,92 @@
+import type { FastifyInstance } from 'fastify';
+import type { EngineEditResult } from '../engine/types.js';
+import { fileUrl } from '../net/tokens.js';
+import { createStoredFile, type FileOwner } from './files.js';
+
+export type EditStatus = 'done' | 'partial' | 'failed';
+
+/** ISO 8601 UTC to the second (API-DECISIONS). */
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * done: every edit applied; partial: some applied, others unmatched or rolled back;
+ * failed: nothing applied (the caller answers 422 edit_failed when something was rolled back).
+ */
+export function editStatus(result: Pick<EngineEditResult, 'changes' | 'unmatched' | 'failed'>): EditStatus {
+  if (result.changes.length === 0) return 'failed';
+  return result.unmatched.length === 0 && result.failed.length === 0 ? 'done' : 'partial';
+}
+
+/**
+ * Stores the output and the before/after previews of each change (derived files, deleted
+ * with their source) and builds the result body of SPEC "Edit result".
+ */
+export async function buildEditResult(
+  fastify: FastifyInstance,
+  owner: FileOwner,
+  sourceFileId: string | undefined,
+  result: EngineEditResult,
+  usage: { pages_billed: number; remaining: number | null },
+) {
+  const { config, db, blobs } = fastify;
+  const status = editStatus(result);
+  let output: { file_id: string; url: string; expires_at: string } | null = null;
+  const changes = [];
+  if (result.changes.length > 0) {
+    const out = await createStoredFile(db, blobs, owner, {
+      kind: 'output',
+      contentType: 'application/pdf',
+      ttlMs: config.fileTtlMs,
+      parentId: sourceFileId ?? null,
+      bytes: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength),
+    });
+    output = {
+      file_id: out.id,
+      url: fileUrl(config, out.id, 'get', out.expires_at),
+      expires_at: iso(out.expires_at),
+    };
+    for (const c of result.changes) {
+      const preview = async (png: Uint8Array) => {
+        if (png.byteLength === 0) return null;
+        const f = await createStoredFile(db, blobs, owner, {
+          kind: 'preview',
+          contentType: 'image/png',
+          ttlMs: config.fileTtlMs,
+          parentId: out.id,
+          bytes: Buffer.from(png.buffer, png.byteOffset, png.byteLength),
+        });
+        return fileUrl(config, f.id, 'get', f.expires_at);
+      };
+      changes.push({
+        page: c.page,
+        op: c.op,
+        find: c.find,
+        ...(c.op === 'replace' ? { replace: c.replace } : {}),
+        font_source: c.font_source,
+        font_used: c.font_used,
+        verified: c.verified,
+        collateral_pixels: c.collateral_pixels,
+        box: c.box,
+        before_preview_url: await preview(c.before_png),
+        after_preview_url: await preview(c.after_png),
+        edit_index: c.edit_index,
+      });
+    }
+  }
+  return {
+    status,
+    changes,
+    unmatched: result.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find })),
+    failed: result.failed.map((f) => ({
+      index: f.edit_index,
+      op: f.op,
+      reason: f.reason,
+      message: f.message,
+    })),
+    warnings: result.warnings,
+    output,
+    usage,
+  };
+}

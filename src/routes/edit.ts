@@ -1,0 +1,168 @@
+import multipart from '@fastify/multipart';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PLANS } from '../billing/plans.js';
+import { ApiError } from '../domain/api-error.js';
+import { type OpenedDocument, openSource } from '../domain/document.js';
+import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
+import { buildEditResult } from '../domain/edit-result.js';
+import type { Principal } from '../domain/principal.js';
+import {
+  type Edit,
+  EditBody,
+  type EditOptions,
+  EditOptions as EditOptionsSchema,
+  Edits,
+} from '../schemas/edit.js';
+
+const editsCheck = TypeCompiler.Compile(Edits);
+const optionsCheck = TypeCompiler.Compile(EditOptionsSchema);
+const bodyCheck = TypeCompiler.Compile(EditBody);
+
+/** A multipart field holding JSON, checked against the same schema as the JSON form. */
+function parseJsonField<T>(
+  name: string,
+  raw: string,
+  check: { Check(v: unknown): boolean; Errors(v: unknown): Iterable<{ path: string; message: string }> },
+): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ApiError('invalid_request', `The multipart field "${name}" is not valid JSON.`);
+  }
+  if (!check.Check(value)) {
+    const first = [...check.Errors(value)][0];
+    const where = `${name}${first?.path.replaceAll('/', '.') ?? ''}`;
+    throw new ApiError('invalid_request', `${where}: ${first?.message ?? 'is invalid'}.`);
+  }
+  return value as T;
+}
+
+interface EditInput {
+  doc: OpenedDocument;
+  sourceFileId: string | undefined;
+  edits: Edit[];
+  options: EditOptions | undefined;
+}
+
+/** The multipart form: `file`, `edits`, `options`, `password` and nothing else (SPEC). */
+async function readMultipart(
+  fastify: FastifyInstance,
+  request: FastifyRequest,
+  principal: Principal,
+): Promise<EditInput> {
+  const plan = PLANS[principal.plan];
+  let file: Buffer | undefined;
+  let edits: Edit[] | undefined;
+  let options: EditOptions | undefined;
+  let password: string | undefined;
+  for await (const part of request.parts({
+    limits: { fileSize: plan.maxFileBytes, files: 1, fields: 3, parts: 4 },
+  })) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'file')
+        throw new ApiError('invalid_request', `Unknown multipart file field "${part.fieldname}".`);
+      file = await part.toBuffer();
+    } else if (part.fieldname === 'edits') {
+      edits = parseJsonField<Edit[]>('edits', String(part.value), editsCheck);
+    } else if (part.fieldname === 'options') {
+      options = parseJsonField<EditOptions>('options', String(part.value), optionsCheck);
+    } else if (part.fieldname === 'password') {
+      password = String(part.value);
+    } else {
+      throw new ApiError('invalid_request', `Unknown multipart field "${part.fieldname}".`, {
+        hint: 'The multipart form takes file, edits, options and password only.',
+      });
+    }
+  }
+  if (!file) throw new ApiError('invalid_request', 'The multipart form needs a "file" part with the PDF.');
+  if (!edits)
+    throw new ApiError('invalid_request', 'The multipart form needs an "edits" field (a JSON array).');
+  const info = await fastify.engine.open(file, password);
+  if (info.pageCount > plan.maxPages) {
+    throw new ApiError(
+      'too_large',
+      `The document has ${info.pageCount} pages; the ${plan.name} plan allows ${plan.maxPages}.`,
+    );
+  }
+  return { doc: { bytes: file, password, info }, sourceFileId: undefined, edits, options };
+}
+
+/** POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules 1–7). */
+export default async function editRoutes(fastify: FastifyInstance): Promise<void> {
+  await fastify.register(multipart, { limits: { fieldSize: 1024 * 1024 } });
+
+  fastify.post('/v1/edit', { onRequest: fastify.requireKey }, async (request, reply) => {
+    const principal = request.principal!;
+    let input: EditInput;
+    if (request.isMultipart()) {
+      input = await readMultipart(fastify, request, principal);
+    } else {
+      if (!bodyCheck.Check(request.body)) {
+        const first = [...bodyCheck.Errors(request.body)][0];
+        throw new ApiError(
+          'invalid_request',
+          `body${first?.path.replaceAll('/', '.') ?? ''}: ${first?.message ?? 'is invalid'}.`,
+        );
+      }
+      const body = request.body as EditBody;
+      input = {
+        doc: await openSource(fastify, principal, body.source),
+        sourceFileId: body.source.file_id,
+        edits: body.edits,
+        options: body.options,
+      };
+    }
+    checkOptions(input.options);
+    const { doc } = input;
+    const engineEdits = toEngineEdits(input.edits, doc.info.pageCount);
+    if (doc.info.signatures.length > 0 && !input.options?.break_signature) {
+      throw new ApiError(
+        'signed_document',
+        'The document carries a digital signature that an edit would break.',
+      );
+    }
+    const result = await fastify.engine.edit({
+      pdf: doc.bytes,
+      ...(doc.password !== undefined ? { password: doc.password } : {}),
+      edits: engineEdits,
+      options: {
+        font_policy: input.options?.font?.policy ?? 'prefer_exact',
+        break_signature: input.options?.break_signature ?? false,
+      },
+    });
+    if (result.changes.length === 0 && result.failed.length > 0) {
+      throw new ApiError('edit_failed', 'Every edit that matched failed verification and was rolled back.', {
+        extra: {
+          failed: result.failed.map((f) => ({
+            index: f.edit_index,
+            op: f.op,
+            reason: f.reason,
+            message: f.message,
+          })),
+          unmatched: result.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find })),
+        },
+      });
+    }
+    const pagesBilled = result.pages_touched.length;
+    const body = await buildEditResult(
+      fastify,
+      { accountId: principal.accountId, mode: principal.mode },
+      input.sourceFileId,
+      result,
+      { pages_billed: pagesBilled, remaining: null },
+    );
+    const wantsPdf = (request.headers.accept ?? '')
+      .split(',')
+      .some((t) => t.trim().startsWith('application/pdf'));
+    if (wantsPdf && result.changes.length > 0) {
+      return reply
+        .type('application/pdf')
+        .header('X-Edit-Status', body.status)
+        .header('X-Pages-Billed', String(pagesBilled))
+        .send(Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength));
+    }
+    return body;
+  });
+}

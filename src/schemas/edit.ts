@@ -1,0 +1,102 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Box, PageRange, Source } from './common.js';
+
+/** `scope` of an edit (API-DECISIONS "Edit object"). */
+export const Scope = Type.Object(
+  {
+    pages: Type.Optional(PageRange),
+    region: Type.Optional(
+      Type.Object({ page: Type.Integer({ minimum: 1 }), box: Box }, { additionalProperties: false }),
+    ),
+    anchor: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    occurrence: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1 }), Type.Literal('first'), Type.Literal('last')]),
+    ),
+    span_ids: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 10_000 }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Style = Type.Object(
+  {
+    font: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    size: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
+    color: Type.Optional(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' })),
+  },
+  { additionalProperties: false },
+);
+
+export const At = Type.Union([
+  Type.Object(
+    { page: Type.Integer({ minimum: 1 }), x: Type.Number(), y: Type.Number() },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      after: Type.String({ minLength: 1, maxLength: 1000 }),
+      newline: Type.Optional(Type.Boolean()),
+      page: Type.Optional(Type.Integer({ minimum: 1 })),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+export const OPS = ['replace', 'delete', 'redact', 'insert', 'form'] as const;
+export type EditOp = (typeof OPS)[number];
+
+export const Edit = Type.Object(
+  {
+    op: Type.Optional(Type.Union(OPS.map((op) => Type.Literal(op)))),
+    find: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000 })),
+    replace: Type.Optional(Type.String({ maxLength: 10_000 })),
+    match: Type.Optional(
+      Type.Union([Type.Literal('exact'), Type.Literal('icase'), Type.Literal('word'), Type.Literal('regex')]),
+    ),
+    scope: Type.Optional(Scope),
+    fit: Type.Optional(
+      Type.Union([
+        Type.Literal('auto'),
+        Type.Literal('none'),
+        Type.Literal('shrink'),
+        Type.Literal('reflow'),
+      ]),
+    ),
+    text: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000 })),
+    at: Type.Optional(At),
+    fields: Type.Optional(
+      Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+    ),
+    flatten: Type.Optional(Type.Boolean()),
+    style: Type.Optional(Style),
+  },
+  { additionalProperties: false },
+);
+export type Edit = Static<typeof Edit>;
+
+export const Edits = Type.Array(Edit, { minItems: 1, maxItems: 500 });
+
+export const EditOptions = Type.Object(
+  {
+    async: Type.Optional(Type.Boolean()),
+    webhook_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    watermark: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')])),
+    break_signature: Type.Optional(Type.Boolean()),
+    ocr: Type.Optional(Type.Boolean()),
+    font: Type.Optional(
+      Type.Object(
+        { policy: Type.Optional(Type.Union([Type.Literal('prefer_exact'), Type.Literal('metric_only')])) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type EditOptions = Static<typeof EditOptions>;
+
+export const EditBody = Type.Object(
+  { source: Source, edits: Edits, options: Type.Optional(EditOptions) },
+  { additionalProperties: false },
+);
+export type EditBody = Static<typeof EditBody>;
