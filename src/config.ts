@@ -34,6 +34,45 @@ export interface Config {
   logLevel: string;
   /** Retention of uploads, outputs and previews (SPEC: 24 hours). */
   fileTtlMs: number;
+  /** S3-compatible blob store, chosen when S3_BUCKET is set; disk under DATA_DIR otherwise. */
+  s3: S3Config | undefined;
+  /** Prefix of the rate-limit counters in Redis (RATE_LIMIT_PREFIX); tests isolate by it. */
+  rateLimitPrefix: string;
+  /** Multiplies every plan's requests per minute (RATE_LIMIT_FACTOR, default 1). Test suites
+   * that send many requests with one key raise it; the rate-limit tests keep 1. */
+  rateLimitFactor: number;
+  /** The service's clock (epoch ms). Retention and metering read time through it, so tests
+   * can move it (assign `config.now`); production never changes it. */
+  now: () => number;
+}
+
+export interface S3Config {
+  bucket: string;
+  /** Endpoint of an S3-compatible server (MinIO, moto, R2); AWS when unset. */
+  endpoint: string | undefined;
+  region: string;
+  /** Static credentials; when unset the AWS SDK's default chain (env, profile, role) applies. */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  /** Path-style addressing (`endpoint/bucket/key`), needed by most non-AWS servers. */
+  forcePathStyle: boolean;
+  /** Key prefix inside the bucket, so several deployments can share one. */
+  prefix: string;
+}
+
+function s3Config(env: NodeJS.ProcessEnv): S3Config | undefined {
+  if (!env.S3_BUCKET) return undefined;
+  const accessKeyId = env.S3_ACCESS_KEY_ID;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey))
+    throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all');
+  return {
+    bucket: env.S3_BUCKET,
+    endpoint: env.S3_ENDPOINT || undefined,
+    region: env.S3_REGION || env.AWS_REGION || 'us-east-1',
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE ? env.S3_FORCE_PATH_STYLE === '1' : Boolean(env.S3_ENDPOINT),
+    prefix: env.S3_PREFIX || '',
+  };
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -94,5 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     logLevel: env.LOG_LEVEL || 'info',
     fileTtlMs: int(env, 'FILE_TTL_MS', 24 * 60 * 60 * 1000),
+    s3: s3Config(env),
+    rateLimitPrefix: env.RATE_LIMIT_PREFIX || 'pdfedit:rl:',
+    rateLimitFactor: Math.max(1, int(env, 'RATE_LIMIT_FACTOR', 1)),
+    now: Date.now,
   };
 }

@@ -2,14 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { BlobStore } from '../../store/blobs.js';
 import { DiskBlobStore } from '../../store/blobs-disk.js';
+import { S3BlobStore } from '../../store/blobs-s3.js';
 
 /**
- * The blob store as an app service. Embedded mode keeps blobs on disk under DATA_DIR;
- * an S3-compatible store will be chosen here from the configuration.
+ * The blob store as an app service: an S3-compatible bucket when S3_BUCKET is set, else
+ * local disk under DATA_DIR (embedded mode).
  */
 export default fp(
   async function blobs(fastify: FastifyInstance) {
-    fastify.decorate('blobs', new DiskBlobStore(fastify.config.dataDir));
+    const s3 = fastify.config.s3;
+    if (s3) {
+      const store = new S3BlobStore(s3);
+      fastify.decorate('blobs', store);
+      fastify.addHook('onClose', async () => store.close());
+    } else {
+      fastify.decorate('blobs', new DiskBlobStore(fastify.config.dataDir));
+    }
   },
   { name: 'blobs' },
 );
