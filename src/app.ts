@@ -6,7 +6,10 @@ import auth from './plugins/app/auth.js';
 import db from './plugins/app/db.js';
 import engine from './plugins/app/engine.js';
 import errors from './plugins/app/errors.js';
+import rateLimit from './plugins/app/rate-limit.js';
 import requestId from './plugins/app/request-id.js';
+import account from './routes/account.js';
+import edit from './routes/edit.js';
 import files from './routes/files.js';
 import health from './routes/health.js';
 import preview from './routes/preview.js';
@@ -23,11 +26,14 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(errors);
   await fastify.register(db);
   await fastify.register(auth);
+  await fastify.register(rateLimit);
   await fastify.register(engine);
   await fastify.register(health);
   await fastify.register(files);
   await fastify.register(text);
   await fastify.register(preview);
+  await fastify.register(edit);
+  await fastify.register(account);
 }
 
 export function serverOptions(config: Config): FastifyServerOptions {

@@ -87,3 +87,17 @@ export type AccountPlan = (typeof ACCOUNT_PLANS)[number];
 export function isAccountPlan(value: string): value is AccountPlan {
   return (ACCOUNT_PLANS as readonly string[]).includes(value);
 }
+
+/** Credit packs (SPEC "Limits"): pages that never expire, used after the monthly allowance. */
+export const CREDIT_PACKS = {
+  try_it: { pages: 500 },
+  large: { pages: 5_000 },
+} as const;
+export type CreditPack = keyof typeof CREDIT_PACKS;
+
+export function isCreditPack(value: string): value is CreditPack {
+  return Object.hasOwn(CREDIT_PACKS, value);
+}
+
+/** Test-mode keys count against a separate allowance: the free plan's (API-DECISIONS). */
+export const TEST_MODE_MONTHLY_PAGES = PLANS.free.monthlyPages;

@@ -164,8 +164,13 @@ async function withDescendants(db: Db, id: string): Promise<FileRow[]> {
  * removal fails stays behind a deleted row, where the retention sweep retries it.
  * Returns false when the owner has no such file.
  */
-export async function deleteFile(db: Db, blobs: BlobStore, owner: FileOwner, id: string): Promise<boolean> {
-  const now = Date.now();
+export async function deleteFile(
+  db: Db,
+  blobs: BlobStore,
+  owner: FileOwner,
+  id: string,
+  now: number = Date.now(),
+): Promise<boolean> {
   if (!(await findFile(db, owner, id, now))) return false;
   const tree = (await withDescendants(db, id)).filter(
     (f) => f.account_id === owner.accountId && f.mode === owner.mode,

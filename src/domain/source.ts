@@ -47,7 +47,7 @@ export async function resolveSource(
 
 async function fromFile(fastify: FastifyInstance, principal: Principal, fileId: string): Promise<Buffer> {
   const owner = { accountId: principal.accountId, mode: principal.mode };
-  const file = await findFile(fastify.db, owner, fileId);
+  const file = await findFile(fastify.db, owner, fileId, fastify.config.now());
   const blob =
     file?.status === 'stored' && file.blob_key ? await fastify.blobs.get(file.blob_key) : undefined;
   if (!blob) {

@@ -7,6 +7,7 @@ import { deleteFile, findFileById, markStored, reserveFile, sweepExpiredFiles } 
 import { randomBase62 } from '../domain/random-token.js';
 import { fileUrl, type TokenDirection, verifyFileToken } from '../net/tokens.js';
 import blobsPlugin from '../plugins/app/blobs.js';
+import rateLimitPlugin from '../plugins/app/rate-limit.js';
 
 const FILE_ID = /^file_[0-9A-Za-z]{1,64}$/;
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -45,7 +46,8 @@ function checkToken(
       hint: 'Use the complete link returned by the API, including ?token=….',
     });
   }
-  const check = verifyFileToken(request.server.config.tokenSecret, token, request.params.file_id, dir);
+  const { config } = request.server;
+  const check = verifyFileToken(config.tokenSecret, token, request.params.file_id, dir, config.now());
   if (check === 'expired') throw new ApiError('unauthorized', 'This file link has expired.');
   if (check !== 'ok') {
     throw new ApiError(
@@ -80,7 +82,7 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  fastify.post('/v1/files', { onRequest: fastify.requireKey }, async (request) => {
+  fastify.post('/v1/files', { onRequest: [fastify.requireKey, fastify.rateLimit] }, async (request) => {
     const body = request.body;
     if (body !== undefined && body !== null) {
       if (typeof body !== 'object' || Array.isArray(body)) {
@@ -100,6 +102,7 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
       contentType: 'application/pdf',
       maxBytes: PLANS[principal.plan].maxFileBytes,
       ttlMs: fastify.config.fileTtlMs,
+      now: fastify.config.now(),
     });
     // The upload link lives as long as the reservation: both end with the retention window.
     return {
@@ -120,7 +123,9 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       checkToken(request, 'put');
       const { file_id: fileId } = request.params;
-      const file = FILE_ID.test(fileId) ? await findFileById(fastify.db, fileId) : undefined;
+      const file = FILE_ID.test(fileId)
+        ? await findFileById(fastify.db, fileId, fastify.config.now())
+        : undefined;
       if (!file) throw notFound(fileId);
       if (file.status === 'stored') {
         throw new ApiError('invalid_request', 'This file is already uploaded; files are immutable.', {
@@ -168,7 +173,9 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       checkToken(request, 'get');
       const { file_id: fileId } = request.params;
-      const file = FILE_ID.test(fileId) ? await findFileById(fastify.db, fileId) : undefined;
+      const file = FILE_ID.test(fileId)
+        ? await findFileById(fastify.db, fileId, fastify.config.now())
+        : undefined;
       const blob =
         file?.status === 'stored' && file.blob_key ? await fastify.blobs.get(file.blob_key) : undefined;
       if (!file || !blob) throw notFound(fileId);
@@ -191,12 +198,14 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
 
   fastify.delete<{ Params: FileParams }>(
     '/v1/files/:file_id',
-    { onRequest: fastify.requireKey },
+    { onRequest: [fastify.requireKey, fastify.rateLimit] },
     async (request, reply) => {
       const { file_id: fileId } = request.params;
       const principal = request.principal!;
       const owner = { accountId: principal.accountId, mode: principal.mode };
-      const deleted = FILE_ID.test(fileId) && (await deleteFile(fastify.db, fastify.blobs, owner, fileId));
+      const deleted =
+        FILE_ID.test(fileId) &&
+        (await deleteFile(fastify.db, fastify.blobs, owner, fileId, fastify.config.now()));
       if (!deleted) throw notFound(fileId);
       reply.code(204).send();
     },
@@ -211,13 +220,14 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
 export default fp(
   async function files(fastify: FastifyInstance) {
     if (!fastify.hasDecorator('blobs')) await fastify.register(blobsPlugin);
+    if (!fastify.hasDecorator('rateLimit')) await fastify.register(rateLimitPlugin);
     await fastify.register(fileRoutes);
     // Retention (SPEC rule 15): expired files are refused at once by their expires_at; the
     // sweep then frees their blobs. Every process sweeps; the statements are idempotent.
     let timer: NodeJS.Timeout | undefined;
     fastify.addHook('onReady', async () => {
       timer = setInterval(() => {
-        sweepExpiredFiles(fastify.db, fastify.blobs).catch((err: unknown) =>
+        sweepExpiredFiles(fastify.db, fastify.blobs, fastify.config.now()).catch((err: unknown) =>
           fastify.log.error({ err }, 'file retention sweep failed'),
         );
       }, SWEEP_INTERVAL_MS);

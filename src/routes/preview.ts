@@ -29,7 +29,7 @@ function checkBox(name: string, box: number[]): void {
 export default async function previewRoutes(fastify: FastifyInstance): Promise<void> {
   fastify.post<{ Body: PreviewBody }>(
     '/v1/preview',
-    { schema: { body: PreviewBody }, onRequest: fastify.requireKey },
+    { schema: { body: PreviewBody }, onRequest: [fastify.requireKey, fastify.rateLimit] },
     async (request, reply) => {
       const { source, region, highlights } = request.body;
       const page = request.body.page ?? 1;

@@ -23,7 +23,7 @@ type TextBody = Static<typeof TextBody>;
 export default async function textRoutes(fastify: FastifyInstance): Promise<void> {
   fastify.post<{ Body: TextBody }>(
     '/v1/text',
-    { schema: { body: TextBody }, onRequest: fastify.requireKey },
+    { schema: { body: TextBody }, onRequest: [fastify.requireKey, fastify.rateLimit] },
     async (request) => {
       const principal = request.principal!;
       const doc = await openSource(fastify, principal, request.body.source);

@@ -1,6 +1,8 @@
 import type { Migration } from 'kysely';
 import { accountsAndKeys } from './0001_accounts_keys.js';
 import { files } from './0002_files.js';
+import { billing } from './0003_billing.js';
+import { idempotency } from './0004_idempotency.js';
 
 /**
  * Every migration, by name. Kysely runs them in the order of their names, so a new one
@@ -9,4 +11,6 @@ import { files } from './0002_files.js';
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_accounts_keys': accountsAndKeys,
   '0002_files': files,
+  '0003_billing': billing,
+  '0004_idempotency': idempotency,
 };

@@ -1,0 +1,260 @@
+import { type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
+import { ApiError } from '../domain/api-error.js';
+import { randomBase62 } from '../domain/random-token.js';
+import type { BillingSchema } from '../store/billing-schema.js';
+import type { Database } from '../store/schema.js';
+import { CREDIT_PACKS, type CreditPack } from './plans.js';
+import {
+  allowanceOf,
+  type BillingSubject,
+  ledgerKey,
+  overageAllowed,
+  type Period,
+  periodOf,
+} from './subject.js';
+
+/**
+ * Metering: the API the edit, batch and job code calls.
+ *
+ *   1. Before any work: `await quotaCheck(db, subject, worstCasePages, now)`. Pass the
+ *      worst case, i.e. the document's page count (times 5 when OCR is on), because which
+ *      pages an edit touches is known only afterwards. Throws 402 quota_exceeded when the
+ *      work could cross the limit, so a job that would cross it is refused whole.
+ *   2. After the work: `await charge(db, subject, workId, pagesTouched, {ocrPages}, now)`
+ *      with the pages touched by APPLIED edits (unmatched and rolled-back edits are not
+ *      billed). workId is the request id for synchronous work and the job id for a job;
+ *      a second call with the same workId returns the first charge and bills nothing.
+ *
+ * Order of cover for a charge: the period's allowance, then credit-pack pages (live mode
+ * only, never expire), then overage. Overage is priced only for Starter live keys; for
+ * other plans it appears only when concurrent requests passed the check together (each
+ * checked against the same remainder) and the next check refuses. The split is fixed in
+ * the ledger row at charge time, inside a transaction serialised per subject.
+ */
+
+type Db = Kysely<Database>;
+
+function billingDb(db: Db | Transaction<Database>) {
+  return db.withTables<BillingSchema>();
+}
+
+export interface Usage {
+  period: Period;
+  /** Billing units charged in the period (allowance + credits + overage). */
+  pagesUsed: number;
+  allowance: number;
+  /** Credit-pack pages still available (live mode; 0 in test and keyless). */
+  creditPages: number;
+  /** Allowance left plus credit pages. */
+  remaining: number;
+  overagePages: number;
+}
+
+async function sumCredits(db: Db | Transaction<Database>, subject: BillingSubject): Promise<number> {
+  if (subject.kind !== 'account' || subject.mode !== 'live') return 0;
+  const granted = await billingDb(db)
+    .selectFrom('credit_grants')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('pages'), eb.lit(0)).as('n'))
+    .where('account_id', '=', subject.accountId)
+    .executeTakeFirstOrThrow();
+  const used = await billingDb(db)
+    .selectFrom('usage_charges')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('credit_pages'), eb.lit(0)).as('n'))
+    .where('subject', '=', subject.accountId)
+    .where('mode', '=', 'live')
+    .executeTakeFirstOrThrow();
+  return Math.max(0, Number(granted.n) - Number(used.n));
+}
+
+/** The subject's numbers for the period containing `now` (the same numbers as GET /v1/usage). */
+export async function usageOf(
+  db: Db | Transaction<Database>,
+  subject: BillingSubject,
+  now: number,
+): Promise<Usage> {
+  const period = periodOf(subject, now);
+  const key = ledgerKey(subject);
+  const row = await billingDb(db)
+    .selectFrom('usage_charges')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>('billed'), eb.lit(0)).as('billed'),
+      eb.fn.coalesce(eb.fn.sum<number>('allowance_pages'), eb.lit(0)).as('allowance'),
+      eb.fn.coalesce(eb.fn.sum<number>('overage_pages'), eb.lit(0)).as('overage'),
+    ])
+    .where('subject', '=', key.subject)
+    .where('mode', '=', key.mode)
+    .where('period', '=', period.label)
+    .executeTakeFirstOrThrow();
+  const allowance = allowanceOf(subject);
+  const creditPages = await sumCredits(db, subject);
+  const allowanceLeft = Math.max(0, allowance - Number(row.allowance));
+  return {
+    period,
+    pagesUsed: Number(row.billed),
+    allowance,
+    creditPages,
+    remaining: allowanceLeft + creditPages,
+    overagePages: Number(row.overage),
+  };
+}
+
+/** Billing units of some work: a page, an OCR page counting five (SPEC "Limits"). */
+export function billingUnits(pages: number, ocrPages = 0): number {
+  if (
+    !Number.isInteger(pages) ||
+    !Number.isInteger(ocrPages) ||
+    pages < 0 ||
+    ocrPages < 0 ||
+    ocrPages > pages
+  )
+    throw new Error(`invalid page counts: pages ${pages}, ocrPages ${ocrPages}`);
+  return pages + 4 * ocrPages;
+}
+
+/**
+ * Refuses, before any work, work of `pagesNeeded` billing units that the subject's
+ * remaining allowance and credits cannot cover (402 quota_exceeded). Starter live keys
+ * are never refused here: their pages beyond cover are overage.
+ */
+export async function quotaCheck(
+  db: Db,
+  subject: BillingSubject,
+  pagesNeeded: number,
+  now: number,
+): Promise<void> {
+  if (overageAllowed(subject)) return;
+  const usage = await usageOf(db, subject, now);
+  if (pagesNeeded <= usage.remaining) return;
+  const keyless = subject.kind === 'keyless';
+  throw new ApiError(
+    'quota_exceeded',
+    `This needs up to ${pagesNeeded} page(s) and ${usage.remaining} remain ${keyless ? 'today' : 'this month'}.`,
+    {
+      hint: keyless
+        ? 'Keyless use allows 20 pages a day per address; create a free account for 200 pages a month.'
+        : subject.mode === 'test'
+          ? 'Test keys have the free allowance each month; use a live key for real work.'
+          : "Buy a credit pack or upgrade the plan; the month's allowance is used up.",
+      extra: { usage: { remaining: usage.remaining, pages_needed: pagesNeeded } },
+    },
+  );
+}
+
+export interface Charge {
+  workId: string;
+  billed: number;
+  allowancePages: number;
+  creditPages: number;
+  overagePages: number;
+  /** True when this work was charged before and nothing was added now. */
+  replayed: boolean;
+  /** What remains (allowance + credits) after the charge. */
+  remaining: number;
+}
+
+/** Serialises charges of one subject: SQLite's BEGIN IMMEDIATE already holds the write
+ * lock; PostgreSQL takes a transaction-scoped advisory lock on the subject. */
+async function lockSubject(
+  trx: Transaction<Database>,
+  key: { subject: string; mode: string },
+): Promise<void> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`select pg_advisory_xact_lock(hashtext(${`${key.subject}|${key.mode}`}))`.execute(trx);
+  }
+}
+
+/**
+ * Charges `pages` touched (of which `ocrPages` were OCR'd) to the subject, once per
+ * `workId`. Never throws for lack of quota: the work is done and is recorded as it was
+ * covered (see the module comment). Zero billing units records nothing.
+ */
+export async function charge(
+  db: Db,
+  subject: BillingSubject,
+  workId: string,
+  pages: number,
+  opts: { ocrPages?: number } = {},
+  now: number = Date.now(),
+): Promise<Charge> {
+  const ocrPages = opts.ocrPages ?? 0;
+  const billed = billingUnits(pages, ocrPages);
+  const key = ledgerKey(subject);
+  return db.transaction().execute(async (trx) => {
+    await lockSubject(trx, key);
+    const existing = await billingDb(trx)
+      .selectFrom('usage_charges')
+      .selectAll()
+      .where('subject', '=', key.subject)
+      .where('mode', '=', key.mode)
+      .where('work_id', '=', workId)
+      .executeTakeFirst();
+    const before = await usageOf(trx, subject, now);
+    if (existing) {
+      return {
+        workId,
+        billed: existing.billed,
+        allowancePages: existing.allowance_pages,
+        creditPages: existing.credit_pages,
+        overagePages: existing.overage_pages,
+        replayed: true,
+        remaining: before.remaining,
+      };
+    }
+    const allowanceLeft = before.remaining - before.creditPages;
+    const allowancePages = Math.min(billed, allowanceLeft);
+    const creditPages = Math.min(billed - allowancePages, before.creditPages);
+    const overagePages = billed - allowancePages - creditPages;
+    if (billed > 0) {
+      await billingDb(trx)
+        .insertInto('usage_charges')
+        .values({
+          ...key,
+          work_id: workId,
+          period: before.period.label,
+          pages,
+          ocr_pages: ocrPages,
+          billed,
+          allowance_pages: allowancePages,
+          credit_pages: creditPages,
+          overage_pages: overagePages,
+          created_at: now,
+        })
+        .execute();
+    }
+    return {
+      workId,
+      billed,
+      allowancePages,
+      creditPages,
+      overagePages,
+      replayed: false,
+      remaining: before.remaining - allowancePages - creditPages,
+    };
+  });
+}
+
+/**
+ * Grants a credit pack to an account, once per `reference` (the payment event id, so a
+ * redelivered event grants nothing more). Returns true when granted now.
+ */
+export async function grantCredits(
+  db: Db,
+  accountId: string,
+  pack: CreditPack,
+  reference: string,
+  now: number = Date.now(),
+): Promise<boolean> {
+  const result = await billingDb(db)
+    .insertInto('credit_grants')
+    .values({
+      id: `cred_${randomBase62(12)}`,
+      account_id: accountId,
+      pack,
+      pages: CREDIT_PACKS[pack].pages,
+      reference,
+      created_at: now,
+    })
+    .onConflict((oc) => oc.column('reference').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}

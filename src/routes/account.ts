@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import { usageOf } from '../billing/meter.js';
+import { PLANS } from '../billing/plans.js';
+import { allowanceOf, billingSubject } from '../billing/subject.js';
+import { LimitsResponse, UsageResponse } from '../schemas/account.js';
+import { isoSeconds } from '../schemas/time.js';
+
+/** GET /v1/limits and GET /v1/usage: what the calling key may do and has used. */
+export default async function accountRoutes(fastify: FastifyInstance): Promise<void> {
+  const rl = [fastify.requireKey, fastify.rateLimit];
+
+  fastify.get(
+    '/v1/limits',
+    { onRequest: rl, schema: { response: { 200: LimitsResponse } } },
+    async (request) => {
+      const p = request.principal!;
+      const plan = PLANS[p.plan];
+      return {
+        plan: plan.name,
+        mode: p.mode,
+        monthly_pages: allowanceOf(billingSubject(p, request.ip)),
+        requests_per_minute: plan.requestsPerMinute,
+        concurrency: plan.concurrency,
+        max_file_bytes: plan.maxFileBytes,
+        max_pages: plan.maxPages,
+        sync_page_limit: plan.syncPageLimit,
+        max_batch_records: plan.maxBatchRecords,
+        watermark_off_allowed: plan.watermarkOffAllowed,
+      };
+    },
+  );
+
+  fastify.get(
+    '/v1/usage',
+    { onRequest: rl, schema: { response: { 200: UsageResponse } } },
+    async (request) => {
+      const subject = billingSubject(request.principal, request.ip);
+      const u = await usageOf(fastify.db, subject, fastify.config.now());
+      return {
+        period_start: isoSeconds(u.period.start),
+        period_end: isoSeconds(u.period.end),
+        pages_used: u.pagesUsed,
+        allowance: u.allowance,
+        credit_pages: u.creditPages,
+        remaining: u.remaining,
+        overage_pages: u.overagePages,
+      };
+    },
+  );
+}

@@ -1,0 +1,36 @@
+import type { Selectable } from 'kysely';
+
+/** Tables of migration 0003_billing, reached through `db.withTables<BillingSchema>()`. */
+export type BillingSchema = { usage_charges: UsageChargesTable; credit_grants: CreditGrantsTable };
+
+/** `live`/`test` for keys; `keyless` for anonymous use counted per client address group. */
+export type MeterMode = 'live' | 'test' | 'keyless';
+
+export interface UsageChargesTable {
+  /** Account id, or `ip:<group>` for keyless use. */
+  subject: string;
+  mode: MeterMode;
+  /** Request id (sync work) or job id: one charge per piece of work. */
+  work_id: string;
+  /** `YYYY-MM` (accounts, calendar month UTC) or `YYYY-MM-DD` (keyless, day UTC). */
+  period: string;
+  pages: number;
+  ocr_pages: number;
+  /** Billing units: pages, an OCR page counting five. */
+  billed: number;
+  allowance_pages: number;
+  credit_pages: number;
+  overage_pages: number;
+  created_at: number;
+}
+
+export interface CreditGrantsTable {
+  id: string;
+  account_id: string;
+  pack: string;
+  pages: number;
+  reference: string;
+  created_at: number;
+}
+
+export type UsageChargeRow = Selectable<UsageChargesTable>;
