@@ -8,6 +8,7 @@ import engine from './plugins/app/engine.js';
 import errors from './plugins/app/errors.js';
 import rateLimit from './plugins/app/rate-limit.js';
 import requestId from './plugins/app/request-id.js';
+import retention from './plugins/app/retention.js';
 import account from './routes/account.js';
 import edit from './routes/edit.js';
 import files from './routes/files.js';
@@ -27,6 +28,7 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(db);
   await fastify.register(auth);
   await fastify.register(rateLimit);
+  await fastify.register(retention);
   await fastify.register(engine);
   await fastify.register(health);
   await fastify.register(files);

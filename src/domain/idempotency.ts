@@ -1,0 +1,301 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { clientAddressGroup } from '../billing/client-ip.js';
+import type { IdempotencyRecordsTable, IdempotencySchema } from '../store/idempotency-schema.js';
+import type { Database } from '../store/schema.js';
+import { ApiError } from './api-error.js';
+import type { Principal } from './principal.js';
+
+/**
+ * Idempotency for POST /v1/edit and POST /v1/batch (SPEC "POST /v1/edit", Idempotency).
+ *
+ * Use from a route, after authentication and validation, around everything that does work:
+ *
+ *   const out = await withIdempotency(
+ *     {
+ *       db: fastify.db,
+ *       scope: idempotencyScope(request.principal, request.ip),
+ *       route: 'POST /v1/edit',
+ *       key: request.headers['idempotency-key'],   // may be undefined: a key is derived
+ *       bodyHash: hashBody(request.body),           // multipart: hashBody({file_sha256, edits, options, password})
+ *       leaseMs: 2 * fastify.config.syncTimeoutMs,
+ *       now: fastify.config.now,
+ *     },
+ *     async ({ workId }) => {
+ *       // quotaCheck, engine, charge(db, subject, workId, …): workId is stable for this key,
+ *       // so even a re-run after a crashed process's lease charges at most once.
+ *       return { status: 200, headers: { 'content-type': 'application/json' }, body: result };
+ *     },
+ *   );
+ *   reply.code(out.status).headers(out.headers).send(out.body);  // out.headers has Idempotent-Replayed on replays
+ *
+ * Rules: same key + same body → the stored response (status, headers, body) with
+ * `Idempotent-Replayed: true`; same key + another body → 400 invalid_request; a key over
+ * 255 characters → 400; a duplicate while the first runs polls (backoff, up to `waitMs`,
+ * default 10 s) and then answers 409 conflict; without a key one is derived from the
+ * scope (account and mode, or the keyless client address), the route and the body.
+ * Records live 24 h. A record still `running` after its lease (the process died) is taken
+ * over by the next request. Only final answers are stored: successes and the client errors
+ * that the same body would meet again (400, 403, 413, 422); anything else (402, 404, 429,
+ * 5xx…) removes the record so that a retry runs afresh.
+ *
+ * Race-free on SQLite and PostgreSQL: the primary key (scope, key) admits one insert; every
+ * later step is a conditional update on the owner token.
+ */
+
+export const MAX_KEY_LENGTH = 255;
+export const RECORD_TTL_MS = 24 * 60 * 60 * 1000;
+const STORED_ERROR_STATUSES = new Set([400, 403, 413, 422]);
+
+export interface IdempotentResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** A JSON value, or the bytes of a binary answer (a PDF). */
+  body: unknown;
+}
+
+export interface IdempotencyOptions {
+  db: Kysely<Database>;
+  scope: string;
+  route: string;
+  /** The Idempotency-Key header as received (string, string[] or undefined). */
+  key: string | string[] | undefined;
+  bodyHash: string;
+  /** How long a running record is trusted before another request may take it over. */
+  leaseMs: number;
+  /** How long a duplicate waits for the first request before 409 (default 10 s). */
+  waitMs?: number;
+  now?: () => number;
+}
+
+type Row = IdempotencyRecordsTable;
+
+/** `<account>:<mode>` for keys, `keyless:<address group>` for anonymous calls. */
+export function idempotencyScope(principal: Principal | undefined, clientIp: string): string {
+  return principal ? `${principal.accountId}:${principal.mode}` : `keyless:${clientAddressGroup(clientIp)}`;
+}
+
+/** JSON with object members sorted, so member order does not change the hash. */
+export function canonicalJson(value: unknown): string {
+  if (Buffer.isBuffer(value)) return JSON.stringify(createHash('sha256').update(value).digest('hex'));
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function hashBody(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+/** The key to use: the header's (checked), or one derived from scope, route and body. */
+export function resolveKey(
+  header: string | string[] | undefined,
+  scope: string,
+  route: string,
+  bodyHash: string,
+) {
+  if (Array.isArray(header)) throw new ApiError('invalid_request', 'Send the Idempotency-Key header once.');
+  if (header === undefined) {
+    const derived = createHash('sha256').update(`${scope}\n${route}\n${bodyHash}`).digest('hex');
+    return `derived:${derived}`;
+  }
+  if (header.length === 0 || header.length > MAX_KEY_LENGTH) {
+    throw new ApiError('invalid_request', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters long.`, {
+      hint: 'Use a UUID or another unique string of at most 255 characters.',
+    });
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(header)) {
+    throw new ApiError('invalid_request', 'Idempotency-Key must not contain control characters.');
+  }
+  return `key:${header}`;
+}
+
+function db(o: IdempotencyOptions) {
+  return o.db.withTables<IdempotencySchema>();
+}
+
+function workIdOf(scope: string, key: string, createdAt: number): string {
+  return `idem_${createHash('sha256').update(`${scope}\n${key}\n${createdAt}`).digest('hex').slice(0, 32)}`;
+}
+
+function encode(res: IdempotentResponse): Pick<Row, 'response_body' | 'response_encoding'> {
+  if (Buffer.isBuffer(res.body))
+    return { response_body: res.body.toString('base64'), response_encoding: 'base64' };
+  return { response_body: JSON.stringify(res.body ?? null), response_encoding: 'json' };
+}
+
+function replay(row: Row): IdempotentResponse & { replayed: true } {
+  const body =
+    row.response_encoding === 'base64'
+      ? Buffer.from(row.response_body ?? '', 'base64')
+      : JSON.parse(row.response_body ?? 'null');
+  const headers = JSON.parse(row.response_headers ?? '{}') as Record<string, string>;
+  return {
+    status: row.response_status ?? 200,
+    headers: { ...headers, 'Idempotent-Replayed': 'true' },
+    body,
+    replayed: true,
+  };
+}
+
+type Claim = { kind: 'owner'; owner: string; createdAt: number } | { kind: 'existing'; row: Row };
+
+/** Inserts the running record, or takes over an expired or abandoned one, or reports the
+ * record that is there. Exactly one concurrent caller can get `owner`. */
+async function claim(o: IdempotencyOptions, key: string, now: number): Promise<Claim> {
+  const owner = randomBytes(12).toString('hex');
+  const lease = now + o.leaseMs;
+  // A record past its 24 hours is as good as absent.
+  await db(o)
+    .deleteFrom('idempotency_records')
+    .where('scope', '=', o.scope)
+    .where('key', '=', key)
+    .where('expires_at', '<=', now)
+    .execute();
+  const inserted = await db(o)
+    .insertInto('idempotency_records')
+    .values({
+      scope: o.scope,
+      key,
+      route: o.route,
+      body_hash: o.bodyHash,
+      state: 'running',
+      owner,
+      lease_until: lease,
+      response_status: null,
+      response_headers: null,
+      response_body: null,
+      response_encoding: null,
+      created_at: now,
+      expires_at: now + RECORD_TTL_MS,
+    })
+    .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return { kind: 'owner', owner, createdAt: now };
+  const row = await db(o)
+    .selectFrom('idempotency_records')
+    .selectAll()
+    .where('scope', '=', o.scope)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (!row) return claim(o, key, now); // removed in between: try again
+  if (row.route !== o.route || row.body_hash !== o.bodyHash) return { kind: 'existing', row };
+  if (row.state === 'running' && row.lease_until <= now) {
+    // The owner's lease ran out (crashed or stuck process): the first to swap the owner wins.
+    const taken = await db(o)
+      .updateTable('idempotency_records')
+      .set({ owner, lease_until: lease })
+      .where('scope', '=', o.scope)
+      .where('key', '=', key)
+      .where('state', '=', 'running')
+      .where('owner', '=', row.owner)
+      .executeTakeFirst();
+    if (taken.numUpdatedRows > 0n) return { kind: 'owner', owner, createdAt: row.created_at };
+  }
+  return { kind: 'existing', row };
+}
+
+async function finish(
+  o: IdempotencyOptions,
+  key: string,
+  owner: string,
+  res: IdempotentResponse,
+): Promise<void> {
+  await db(o)
+    .updateTable('idempotency_records')
+    .set({
+      state: 'done',
+      response_status: res.status,
+      response_headers: JSON.stringify(res.headers),
+      ...encode(res),
+    })
+    .where('scope', '=', o.scope)
+    .where('key', '=', key)
+    .where('owner', '=', owner)
+    .execute();
+}
+
+async function release(o: IdempotencyOptions, key: string, owner: string): Promise<void> {
+  await db(o)
+    .deleteFrom('idempotency_records')
+    .where('scope', '=', o.scope)
+    .where('key', '=', key)
+    .where('owner', '=', owner)
+    .where('state', '=', 'running')
+    .execute();
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function withIdempotency(
+  o: IdempotencyOptions,
+  run: (ctx: { workId: string }) => Promise<IdempotentResponse>,
+): Promise<IdempotentResponse & { replayed: boolean }> {
+  const now = o.now ?? Date.now;
+  const key = resolveKey(o.key, o.scope, o.route, o.bodyHash);
+  const waitUntil = Date.now() + (o.waitMs ?? 10_000);
+  let delay = 25;
+  for (;;) {
+    const c = await claim(o, key, now());
+    if (c.kind === 'owner') return { ...(await execute(o, key, c.owner, c.createdAt, run)), replayed: false };
+    const row = c.row;
+    if (row.route !== o.route || row.body_hash !== o.bodyHash) {
+      throw new ApiError('invalid_request', 'This Idempotency-Key was used with a different request body.', {
+        hint: 'Use a new Idempotency-Key for a different request; keys are kept 24 hours.',
+      });
+    }
+    if (row.state === 'done') return replay(row);
+    if (Date.now() >= waitUntil) {
+      throw new ApiError('conflict', 'A request with this Idempotency-Key is still running.', {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    await sleep(Math.min(delay, Math.max(1, waitUntil - Date.now())));
+    delay = Math.min(delay * 2, 1_000);
+  }
+}
+
+async function execute(
+  o: IdempotencyOptions,
+  key: string,
+  owner: string,
+  createdAt: number,
+  run: (ctx: { workId: string }) => Promise<IdempotentResponse>,
+): Promise<IdempotentResponse> {
+  let res: IdempotentResponse;
+  try {
+    res = await run({ workId: workIdOf(o.scope, key, createdAt) });
+  } catch (err) {
+    if (err instanceof ApiError && STORED_ERROR_STATUSES.has(err.status)) {
+      await finish(o, key, owner, { status: err.status, headers: err.headers ?? {}, body: err.toBody() });
+    } else {
+      await release(o, key, owner).catch(() => {});
+    }
+    throw err;
+  }
+  if (res.status >= 500 || (res.status >= 400 && !STORED_ERROR_STATUSES.has(res.status))) {
+    await release(o, key, owner);
+  } else {
+    await finish(o, key, owner, res);
+  }
+  return res;
+}
+
+/** Retention: removes records past their 24 hours; returns how many. */
+export async function sweepIdempotencyRecords(
+  dbx: Kysely<Database>,
+  now: number = Date.now(),
+): Promise<number> {
+  const r = await dbx
+    .withTables<IdempotencySchema>()
+    .deleteFrom('idempotency_records')
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
