@@ -14,6 +14,7 @@ import edit from './routes/edit.js';
 import files from './routes/files.js';
 import health from './routes/health.js';
 import preview from './routes/preview.js';
+import source from './routes/source.js';
 import text from './routes/text.js';
 
 export interface AppOptions {
@@ -36,6 +37,7 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(preview);
   await fastify.register(edit);
   await fastify.register(account);
+  await fastify.register(source);
 }
 
 export function serverOptions(config: Config): FastifyServerOptions {
