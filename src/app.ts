@@ -10,6 +10,7 @@ import rateLimit from './plugins/app/rate-limit.js';
 import requestId from './plugins/app/request-id.js';
 import retention from './plugins/app/retention.js';
 import account from './routes/account.js';
+import docs from './routes/docs.js';
 import edit from './routes/edit.js';
 import files from './routes/files.js';
 import health from './routes/health.js';
@@ -26,6 +27,8 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   fastify.decorate('config', opts.config);
   await fastify.register(requestId);
   await fastify.register(errors);
+  // Before every route: it records them all for /openapi.json.
+  await fastify.register(docs);
   await fastify.register(db);
   await fastify.register(auth);
   await fastify.register(rateLimit);

@@ -7,7 +7,7 @@ import { Box, Source } from '../schemas/common.js';
 /** SPEC "Limits": a preview is at most 200 KB. */
 export const PREVIEW_MAX_BYTES = 200 * 1024;
 
-const PreviewBody = Type.Object(
+export const PreviewBody = Type.Object(
   {
     source: Source,
     page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),

@@ -4,7 +4,7 @@ import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
 import { PageRange, Source } from '../schemas/common.js';
 
-const TextBody = Type.Object(
+export const TextBody = Type.Object(
   {
     source: Source,
     pages: Type.Optional(PageRange),
