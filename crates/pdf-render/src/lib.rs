@@ -12,11 +12,13 @@
 
 mod bind;
 mod chars;
+pub mod diff;
 mod document;
 mod error;
 mod forms;
 mod geometry;
 mod png_budget;
+pub mod raster;
 mod render;
 
 pub use bind::{init, is_initialized};
