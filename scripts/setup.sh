@@ -4,6 +4,7 @@
 #   Debian packages (fonts for metric twins, tesseract, poppler-utils, qpdf, a C toolchain)
 #   PDFium from the pinned pypdfium2 wheel (scripts/fetch-pdfium.sh)
 #   npm packages from package-lock.json, the Rust addon, the TypeScript build
+#   Python test tools (moto, schemathesis) into vendor/venv from scripts/python-tools.txt
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +12,7 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------------------
 APT_PACKAGES=(
-  build-essential pkg-config python3 python3-pip ca-certificates
+  build-essential pkg-config python3 python3-pip python3-venv ca-certificates curl
   poppler-utils qpdf tesseract-ocr tesseract-ocr-eng
   fonts-liberation fonts-crosextra-carlito fonts-crosextra-caladea fonts-urw-base35 fonts-dejavu-core
 )
@@ -54,6 +55,17 @@ if [ ! -f node_modules/.pdfedit-lock ] || [ "$(cat node_modules/.pdfedit-lock)" 
   fi
   rm -f "${TMPDIR:-/tmp}/pdfedit-lock.$$"
   echo "$lock_hash" > node_modules/.pdfedit-lock
+fi
+
+# --- Python test tools ------------------------------------------------------------------
+# moto_server (the S3-compatible server of the blob-store tests) and schemathesis, pinned
+# in scripts/python-tools.txt, in a project venv so the system Python stays untouched.
+tools_hash=$(sha256sum scripts/python-tools.txt | cut -d' ' -f1)
+if [ ! -f vendor/venv/.pdfedit-tools ] || [ "$(cat vendor/venv/.pdfedit-tools)" != "$tools_hash" ]; then
+  log "installing Python test tools into vendor/venv"
+  [ -x vendor/venv/bin/python ] || python3 -m venv vendor/venv
+  vendor/venv/bin/pip install --quiet --disable-pip-version-check -r scripts/python-tools.txt
+  echo "$tools_hash" > vendor/venv/.pdfedit-tools
 fi
 
 # --- Rust addon -------------------------------------------------------------------------

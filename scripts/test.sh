@@ -23,6 +23,7 @@ step "no circular imports" npx --no-install madge --circular --warning dist/src
 mkdir -p target
 step "cargo test" bash -c 'set -o pipefail; cargo test --workspace --release 2>&1 | tee target/cargo-test.log'
 step "vitest" npx --no-install vitest run --reporter=default --reporter=json --outputFile=target/vitest.json
+step "schemathesis (OpenAPI conformance)" ./scripts/schemathesis.sh
 
 node scripts/summary.mjs target/cargo-test.log target/vitest.json
 if [ ${#failed_steps[@]} -gt 0 ]; then

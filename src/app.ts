@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from './config.js';
+import { ApiError } from './domain/api-error.js';
 import auth from './plugins/app/auth.js';
 import db from './plugins/app/db.js';
 import engine from './plugins/app/engine.js';
@@ -59,6 +60,17 @@ export function serverOptions(config: Config): FastifyServerOptions {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // Requests Node's HTTP parser refuses (bad header bytes, oversized headers) never reach
+    // a route; they still get the error envelope rather than Fastify's default body.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable || (err as NodeJS.ErrnoException).code === 'ECONNRESET') return socket.destroy();
+      const body = JSON.stringify(new ApiError('invalid_request', 'The HTTP request is malformed.').toBody());
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: req_${randomBytes(12).toString('hex')}\r\n` +
+          `Connection: close\r\n\r\n${body}`,
+      );
+    },
   };
 }
 

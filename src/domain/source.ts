@@ -70,6 +70,12 @@ async function fromFile(fastify: FastifyInstance, principal: Principal, fileId: 
 }
 
 async function fromUrl(fastify: FastifyInstance, principal: Principal, url: string): Promise<Buffer> {
+  // Text that is no URL at all is a malformed request (400); 502 is for fetches that fail.
+  if (!URL.canParse(url)) {
+    throw new ApiError('invalid_request', 'source.url is not an absolute URL.', {
+      hint: 'Send a complete address such as https://example.com/document.pdf.',
+    });
+  }
   const { fetch, allowPrivateUrls } = fastify.config;
   const planMax = PLANS[principal.plan].maxFileBytes;
   // Over the plan's size is the caller's 413; over the service's own fetch cap (when that is
