@@ -84,8 +84,15 @@ export class S3BlobStore implements BlobStore {
     try {
       await upload.done();
     } catch (err) {
+      source.unpipe(meter);
+      if (overLimit) {
+        // Like the disk store: the rest of the body is not read. The caller answers 413 and
+        // closes the connection; destroying the request here would reset the socket before
+        // that answer is written.
+        source.pause();
+        throw tooLarge(opts.maxBytes);
+      }
       source.destroy();
-      if (overLimit) throw tooLarge(opts.maxBytes);
       throw err;
     }
     if (overLimit) {

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,15 +16,27 @@ import db from '../../src/plugins/app/db.js';
 import errors from '../../src/plugins/app/errors.js';
 import requestId from '../../src/plugins/app/request-id.js';
 import files from '../../src/routes/files.js';
+import type { S3BlobStore } from '../../src/store/blobs-s3.js';
 import type { FilesSchema } from '../../src/store/files-schema.js';
 import { DB_KINDS, makeTestEnv, type TestEnv } from '../helpers/env.js';
+import { HAVE_MOTO, type Moto, startMoto } from '../helpers/moto.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
 const PUBLIC = 'https://files.example.test';
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\n%%EOF\n');
 const MB = 1024 * 1024;
 
-describe.each(DB_KINDS)('/v1/files on %s', (kind) => {
+// The two deployments of the acceptance criteria: SQLite + disk, PostgreSQL + S3 + Redis
+// (S3 is moto_server on loopback, installed into vendor/venv by scripts/setup.sh).
+const DEPLOYMENTS = [
+  ...DB_KINDS.map((kind) => ({ kind, store: 'disk' as const })),
+  ...(HAVE_MOTO ? [{ kind: 'postgres' as const, store: 's3' as const }] : []),
+];
+
+describe.each(DEPLOYMENTS)('/v1/files on $kind with $store blobs', ({ kind, store }) => {
   let env: TestEnv;
+  let moto: Moto | undefined;
   let app: FastifyInstance;
   let keyA: string;
   let keyATest: string;
@@ -30,7 +44,16 @@ describe.each(DB_KINDS)('/v1/files on %s', (kind) => {
   let accountA: string;
 
   beforeAll(async () => {
-    env = await makeTestEnv(kind, { PUBLIC_BASE_URL: PUBLIC });
+    let extra: Record<string, string> = {};
+    if (store === 's3') {
+      moto = await startMoto();
+      extra = {
+        ...(await moto.env()),
+        REDIS_URL,
+        RATE_LIMIT_PREFIX: `pdfedit-test:${randomBytes(6).toString('hex')}:`,
+      };
+    }
+    env = await makeTestEnv(kind, { PUBLIC_BASE_URL: PUBLIC, ...extra });
     app = Fastify();
     app.decorate('config', env.config);
     await app.register(requestId);
@@ -50,10 +73,17 @@ describe.each(DB_KINDS)('/v1/files on %s', (kind) => {
   afterAll(async () => {
     await app?.close();
     await env?.cleanup();
+    await moto?.stop();
   });
 
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-  const blobNames = () => readdirSync(path.join(env.config.dataDir, 'blobs')).sort();
+  const blobNames = async () => {
+    if (store === 'disk') return readdirSync(path.join(env.config.dataDir, 'blobs')).sort();
+    const listed = await (app.blobs as S3BlobStore).client.send(
+      new ListObjectsV2Command({ Bucket: env.config.s3!.bucket }),
+    );
+    return (listed.Contents ?? []).map((o) => o.Key!).sort();
+  };
   const pathOf = (url: string) => url.slice(PUBLIC.length);
 
   async function reserve(key = keyA) {
@@ -134,7 +164,7 @@ describe.each(DB_KINDS)('/v1/files on %s', (kind) => {
   });
 
   it('refuses an upload over the plan limit, by Content-Length and while streaming, storing nothing', async () => {
-    const before = blobNames();
+    const before = await blobNames();
     const r = await reserve();
     const declared = await app.inject({
       method: 'PUT',
@@ -157,7 +187,7 @@ describe.each(DB_KINDS)('/v1/files on %s', (kind) => {
       payload: chunks,
     });
     expect(streamed.statusCode).toBe(413);
-    expect(blobNames()).toEqual(before);
+    expect(await blobNames()).toEqual(before);
     expect((await download(r.file_id)).statusCode).toBe(404);
   });
 
@@ -217,7 +247,7 @@ describe.each(DB_KINDS)('/v1/files on %s', (kind) => {
   });
 
   it('deletes a file with its derived outputs and previews and their blobs', async () => {
-    const before = blobNames();
+    const before = await blobNames();
     const { file_id } = await upload();
     const owner = { accountId: accountA, mode: 'live' as const };
     const child = await reserveFile(app.db, owner, {
@@ -233,11 +263,11 @@ describe.each(DB_KINDS)('/v1/files on %s', (kind) => {
     const preview = await download(child.id);
     expect(preview.headers['content-type']).toBe('image/png');
     expect(preview.headers['content-disposition']).toMatch(/^inline/);
-    expect(blobNames().length).toBe(before.length + 2);
+    expect((await blobNames()).length).toBe(before.length + 2);
 
     const del = await app.inject({ method: 'DELETE', url: `/v1/files/${file_id}`, headers: bearer(keyA) });
     expect(del.statusCode).toBe(204);
-    expect(blobNames()).toEqual(before);
+    expect(await blobNames()).toEqual(before);
     expect((await download(file_id)).statusCode).toBe(404);
     expect((await download(child.id)).statusCode).toBe(404);
     const again = await app.inject({ method: 'DELETE', url: `/v1/files/${file_id}`, headers: bearer(keyA) });
