@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/domain/error-codes.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: walking a parsed JSON document
 type Json = Record<string, any>;
 
 describe('GET /openapi.json and /docs', () => {
@@ -74,6 +75,7 @@ describe('GET /openapi.json and /docs', () => {
   it('resolves every $ref and uses 2020-12 tuples', () => {
     const text = JSON.stringify(doc);
     for (const [, ref] of text.matchAll(/"\$ref":"#\/([^"]+)"/g)) {
+      // biome-ignore lint/suspicious/noExplicitAny: walking a parsed JSON document
       const target = ref!.split('/').reduce<any>((node, part) => node?.[part], doc);
       expect(target, ref).toBeDefined();
     }
