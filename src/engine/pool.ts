@@ -4,7 +4,15 @@ import { Piscina } from 'piscina';
 import { PROJECT_ROOT } from '../config.js';
 import { ApiError } from '../domain/api-error.js';
 import { isErrorCode } from '../domain/error-codes.js';
-import type { DocInfo, EditTask, EngineEditResult, EngineTask, RenderTask, TextTask, WorkerReply } from './types.js';
+import type {
+  DocInfo,
+  EditTask,
+  EngineEditResult,
+  EngineTask,
+  RenderTask,
+  TextTask,
+  WorkerReply,
+} from './types.js';
 
 /** The compiled worker; piscina loads plain JS, so tests run after `npm run build:ts`. */
 const WORKER_FILE = path.join(PROJECT_ROOT, 'dist', 'src', 'engine', 'worker.js');
