@@ -4,6 +4,19 @@
 //! operations) → [`interp`] (graphics and text state, yielding positioned glyphs with
 //! the bytes they came from). [`write`] produces replacement bytes and [`patch`]es them
 //! into a stream. Fonts are supplied by the caller through [`FontSource`].
+//!
+//! ```
+//! use pdf_content::{parse, patch, write::write_literal_string, OpKind};
+//!
+//! let stream = b"BT /F1 12 Tf 72 700 Td (Hello) Tj ET";
+//! let ops = parse(stream);
+//! let show = ops.iter().find(|op| op.kind == OpKind::ShowText).unwrap();
+//! let string = show.shown_operand().unwrap();
+//! let mut replacement = Vec::new();
+//! write_literal_string(&mut replacement, b"Howdy");
+//! let edited = patch(stream, &[(string.span.clone(), replacement)]).unwrap();
+//! assert_eq!(edited, b"BT /F1 12 Tf 72 700 Td (Howdy) Tj ET");
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

@@ -130,10 +130,33 @@ struct Stats {
     inline_images: usize,
     glyphs: usize,
     undecodable: usize,
+    /// Streams where lopdf's own parser (an independent reader) counts a different
+    /// number of text-showing operators than we do.
+    lopdf_disagrees: Vec<String>,
+    lopdf_compared: usize,
+}
+
+const SHOW_OPERATORS: [&str; 4] = ["Tj", "TJ", "'", "\""];
+
+/// Text-showing operators counted by lopdf's content parser; `None` if it gives up
+/// (an error, or no operations at all from a non-empty stream: lopdf returns nothing for
+/// a stream that starts in the middle of an op split across /Contents, e.g. `>> BDC`).
+fn lopdf_show_count(bytes: &[u8]) -> Option<usize> {
+    let content = lopdf::content::Content::decode(bytes).ok()?;
+    if content.operations.is_empty() && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
+        return None;
+    }
+    Some(
+        content
+            .operations
+            .iter()
+            .filter(|o| SHOW_OPERATORS.contains(&o.operator.as_str()))
+            .count(),
+    )
 }
 
 /// Checks one decoded stream; returns a description of the first problem.
-fn check_stream(bytes: &[u8], stats: &mut Stats) -> Result<(), String> {
+fn check_stream(label: &str, bytes: &[u8], stats: &mut Stats) -> Result<(), String> {
     let mut end = 0;
     for token in tokenize(bytes) {
         if token.span.start < end || token.span.end > bytes.len() || token.span.is_empty() {
@@ -176,6 +199,22 @@ fn check_stream(bytes: &[u8], stats: &mut Stats) -> Result<(), String> {
     }
     if patch(bytes, &edits).map_err(|e| e.to_string())? != bytes {
         return Err("patch of every op with its own bytes changed bytes".into());
+    }
+    if let Some(theirs) = lopdf_show_count(bytes) {
+        let ours = ops
+            .iter()
+            .filter(|o| {
+                SHOW_OPERATORS
+                    .iter()
+                    .any(|s| s.as_bytes() == o.kind.operator())
+            })
+            .count();
+        stats.lopdf_compared += 1;
+        if ours != theirs {
+            stats
+                .lopdf_disagrees
+                .push(format!("{label}: ours {ours}, lopdf {theirs}"));
+        }
     }
     stats.streams += 1;
     stats.bytes += bytes.len();
@@ -247,7 +286,7 @@ fn every_corpus_content_stream_lexes_parses_and_patches_byte_exactly() {
                 continue;
             };
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                check_stream(&decoded, &mut stats)
+                check_stream(&format!("{name} {id:?}"), &decoded, &mut stats)
             }));
             match result {
                 Ok(Ok(())) => {}
@@ -278,6 +317,12 @@ fn every_corpus_content_stream_lexes_parses_and_patches_byte_exactly() {
         stats.glyphs,
         stats.undecodable
     );
+    eprintln!(
+        "lopdf cross-check: {} streams compared, {} disagree on the number of text-showing ops {:?}",
+        stats.lopdf_compared,
+        stats.lopdf_disagrees.len(),
+        stats.lopdf_disagrees.iter().take(5).collect::<Vec<_>>()
+    );
     for u in &unloadable {
         eprintln!("SKIP (lopdf cannot open): {u}");
     }
@@ -286,6 +331,11 @@ fn every_corpus_content_stream_lexes_parses_and_patches_byte_exactly() {
         "{} failures:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+    assert!(
+        stats.lopdf_disagrees.is_empty(),
+        "text-showing op counts differ from lopdf's:\n{}",
+        stats.lopdf_disagrees.join("\n")
     );
     assert!(stats.streams > 0, "no content streams checked");
 }
