@@ -116,9 +116,7 @@ export function resolveKey(
   return `key:${header}`;
 }
 
-function db(o: IdempotencyOptions) {
-  return o.db.withTables<IdempotencySchema>();
-}
+const db = (o: IdempotencyOptions) => o.db.withTables<IdempotencySchema>();
 
 function workIdOf(scope: string, key: string, createdAt: number): string {
   return `idem_${createHash('sha256').update(`${scope}\n${key}\n${createdAt}`).digest('hex').slice(0, 32)}`;
@@ -232,7 +230,7 @@ async function release(o: IdempotencyOptions, key: string, owner: string): Promi
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
+/** Runs `run` at most once per key and scope (see the module comment for the rules). */
 export async function withIdempotency(
   o: IdempotencyOptions,
   run: (ctx: { workId: string }) => Promise<IdempotentResponse>,
