@@ -6,6 +6,7 @@ import { TextBody } from '../routes/text.js';
 import { LimitsResponse, UsageResponse } from '../schemas/account.js';
 import { Box, Source } from '../schemas/common.js';
 import { EditBody, EditOptions, Edits } from '../schemas/edit.js';
+import { FileReservation } from '../schemas/files.js';
 
 /**
  * Reusable parts of the OpenAPI document: schemas (the TypeBox schemas the routes validate
@@ -110,12 +111,7 @@ export const schemas = {
   PreviewRequest: PreviewBody,
   Limits: LimitsResponse,
   Usage: UsageResponse,
-  FileReservation: Type.Object({
-    file_id: Type.String(),
-    upload_url: Type.String(),
-    headers: Type.Record(Type.String(), Type.String()),
-    expires_at: Iso,
-  }),
+  FileReservation,
   Fonts: Type.Object({
     fonts: Type.Array(
       Type.Object({

@@ -8,6 +8,7 @@ import { randomBase62 } from '../domain/random-token.js';
 import { fileUrl, type TokenDirection, verifyFileToken } from '../net/tokens.js';
 import blobsPlugin from '../plugins/app/blobs.js';
 import rateLimitPlugin from '../plugins/app/rate-limit.js';
+import { FileReservation } from '../schemas/files.js';
 
 const FILE_ID = /^file_[0-9A-Za-z]{1,64}$/;
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -82,36 +83,40 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  fastify.post('/v1/files', { onRequest: [fastify.requireKey, fastify.rateLimit] }, async (request) => {
-    const body = request.body;
-    if (body !== undefined && body !== null) {
-      if (typeof body !== 'object' || Array.isArray(body)) {
-        throw new ApiError('invalid_request', 'The body must be empty or a JSON object without members.');
+  fastify.post(
+    '/v1/files',
+    { onRequest: [fastify.requireKey, fastify.rateLimit], schema: { response: { 200: FileReservation } } },
+    async (request) => {
+      const body = request.body;
+      if (body !== undefined && body !== null) {
+        if (typeof body !== 'object' || Array.isArray(body)) {
+          throw new ApiError('invalid_request', 'The body must be empty or a JSON object without members.');
+        }
+        const member = Object.keys(body)[0];
+        if (member !== undefined) {
+          throw new ApiError(
+            'invalid_request',
+            `Unknown member "${member}" in body: POST /v1/files takes none.`,
+          );
+        }
       }
-      const member = Object.keys(body)[0];
-      if (member !== undefined) {
-        throw new ApiError(
-          'invalid_request',
-          `Unknown member "${member}" in body: POST /v1/files takes none.`,
-        );
-      }
-    }
-    const principal = request.principal!;
-    const file = await reserveFile(fastify.db, principal, {
-      kind: 'upload',
-      contentType: 'application/pdf',
-      maxBytes: PLANS[principal.plan].maxFileBytes,
-      ttlMs: fastify.config.fileTtlMs,
-      now: fastify.config.now(),
-    });
-    // The upload link lives as long as the reservation: both end with the retention window.
-    return {
-      file_id: file.id,
-      upload_url: fileUrl(fastify.config, file.id, 'put', file.expires_at),
-      headers: { 'Content-Type': 'application/pdf' },
-      expires_at: isoSeconds(file.expires_at),
-    };
-  });
+      const principal = request.principal!;
+      const file = await reserveFile(fastify.db, principal, {
+        kind: 'upload',
+        contentType: 'application/pdf',
+        maxBytes: PLANS[principal.plan].maxFileBytes,
+        ttlMs: fastify.config.fileTtlMs,
+        now: fastify.config.now(),
+      });
+      // The upload link lives as long as the reservation: both end with the retention window.
+      return {
+        file_id: file.id,
+        upload_url: fileUrl(fastify.config, file.id, 'put', file.expires_at),
+        headers: { 'Content-Type': 'application/pdf' },
+        expires_at: isoSeconds(file.expires_at),
+      };
+    },
+  );
 
   /**
    * Files are immutable: a PUT after the bytes are stored answers 400. A file id may
