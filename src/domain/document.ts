@@ -18,12 +18,12 @@ export interface OpenedDocument {
  */
 export async function openSource(
   fastify: FastifyInstance,
-  principal: Principal,
+  principal: Principal | undefined,
   source: SourceInput,
 ): Promise<OpenedDocument> {
   const { bytes, password } = await resolveSource(fastify, principal, source);
   const info = await fastify.engine.open(bytes, password);
-  const plan = PLANS[principal.plan];
+  const plan = principal ? PLANS[principal.plan] : PLANS.keyless;
   if (info.pageCount > plan.maxPages) {
     throw new ApiError(
       'too_large',

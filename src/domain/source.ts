@@ -25,7 +25,7 @@ export interface ResolvedSource {
  */
 export async function resolveSource(
   fastify: FastifyInstance,
-  principal: Principal,
+  principal: Principal | undefined,
   source: SourceInput,
 ): Promise<ResolvedSource> {
   const hasFile = typeof source?.file_id === 'string';
@@ -39,9 +39,14 @@ export async function resolveSource(
     throw new ApiError('invalid_request', 'source.password must be a string.');
   }
   const password = source.password;
+  if (hasFile && !principal) {
+    throw new ApiError('not_found', `No stored file "${source.file_id}" for keyless use.`, {
+      hint: 'Uploaded files belong to an API key: send Authorization: Bearer <key>, or use source.url.',
+    });
+  }
   const bytes = hasFile
-    ? await fromFile(fastify, principal, source.file_id!)
-    : await fromUrl(fastify, principal, source.url!);
+    ? await fromFile(fastify, principal!, source.file_id!)
+    : await fromUrl(fastify, planLimits(principal), source.url!);
   return password === undefined ? { bytes } : { bytes, password };
 }
 
@@ -69,7 +74,16 @@ async function fromFile(fastify: FastifyInstance, principal: Principal, fileId: 
   return buffer(blob.stream);
 }
 
-async function fromUrl(fastify: FastifyInstance, principal: Principal, url: string): Promise<Buffer> {
+/** Limits of the caller: its key's plan, or the keyless tier's. */
+function planLimits(principal: Principal | undefined) {
+  return principal ? PLANS[principal.plan] : PLANS.keyless;
+}
+
+async function fromUrl(
+  fastify: FastifyInstance,
+  plan: (typeof PLANS)[keyof typeof PLANS],
+  url: string,
+): Promise<Buffer> {
   // Text that is no URL at all is a malformed request (400); 502 is for fetches that fail.
   if (!URL.canParse(url)) {
     throw new ApiError('invalid_request', 'source.url is not an absolute URL.', {
@@ -77,7 +91,7 @@ async function fromUrl(fastify: FastifyInstance, principal: Principal, url: stri
     });
   }
   const { fetch, allowPrivateUrls } = fastify.config;
-  const planMax = PLANS[principal.plan].maxFileBytes;
+  const planMax = plan.maxFileBytes;
   // Over the plan's size is the caller's 413; over the service's own fetch cap (when that is
   // the smaller one) is a fetch failure, 502.
   const planBinds = planMax <= fetch.maxBytes;

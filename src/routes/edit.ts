@@ -1,11 +1,19 @@
 import multipart from '@fastify/multipart';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { charge, quotaCheck } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
+import { billingSubject } from '../billing/subject.js';
 import { ApiError } from '../domain/api-error.js';
 import { type OpenedDocument, openSource } from '../domain/document.js';
 import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
 import { buildEditResult } from '../domain/edit-result.js';
+import {
+  hashBody,
+  type IdempotentResponse,
+  idempotencyScope,
+  withIdempotency,
+} from '../domain/idempotency.js';
 import type { Principal } from '../domain/principal.js';
 import {
   type Edit,
@@ -89,13 +97,22 @@ async function readMultipart(
   return { doc: { bytes: file, password, info }, sourceFileId: undefined, edits, options };
 }
 
+/** The request as the idempotency record hashes it: multipart bytes count by their digest. */
+function idempotencyBody(input: EditInput, raw: unknown): unknown {
+  return (
+    raw ?? { file: input.doc.bytes, edits: input.edits, options: input.options, password: input.doc.password }
+  );
+}
+
 /** POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules 1–7). */
 export default async function editRoutes(fastify: FastifyInstance): Promise<void> {
   await fastify.register(multipart, { limits: { fieldSize: 1024 * 1024 } });
 
-  fastify.post('/v1/edit', { onRequest: fastify.requireKey }, async (request, reply) => {
+  fastify.post('/v1/edit', { onRequest: [fastify.requireKey, fastify.rateLimit] }, async (request, reply) => {
     const principal = request.principal!;
+    const { config, db } = fastify;
     let input: EditInput;
+    let rawBody: unknown;
     if (request.isMultipart()) {
       input = await readMultipart(fastify, request, principal);
     } else {
@@ -107,6 +124,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
         );
       }
       const body = request.body as EditBody;
+      rawBody = body;
       input = {
         doc: await openSource(fastify, principal, body.source),
         sourceFileId: body.source.file_id,
@@ -123,46 +141,74 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
         'The document carries a digital signature that an edit would break.',
       );
     }
-    const result = await fastify.engine.edit({
-      pdf: doc.bytes,
-      ...(doc.password !== undefined ? { password: doc.password } : {}),
-      edits: engineEdits,
-      options: {
-        font_policy: input.options?.font?.policy ?? 'prefer_exact',
-        break_signature: input.options?.break_signature ?? false,
-      },
-    });
-    if (result.changes.length === 0 && result.failed.length > 0) {
-      throw new ApiError('edit_failed', 'Every edit that matched failed verification and was rolled back.', {
-        extra: {
-          failed: result.failed.map((f) => ({
-            index: f.edit_index,
-            op: f.op,
-            reason: f.reason,
-            message: f.message,
-          })),
-          unmatched: result.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find })),
-        },
-      });
-    }
-    const pagesBilled = result.pages_touched.length;
-    const body = await buildEditResult(
-      fastify,
-      { accountId: principal.accountId, mode: principal.mode },
-      input.sourceFileId,
-      result,
-      { pages_billed: pagesBilled, remaining: null },
-    );
+    const subject = billingSubject(principal, request.ip);
     const wantsPdf = (request.headers.accept ?? '')
       .split(',')
       .some((t) => t.trim().startsWith('application/pdf'));
-    if (wantsPdf && result.changes.length > 0) {
-      return reply
-        .type('application/pdf')
-        .header('X-Edit-Status', body.status)
-        .header('X-Pages-Billed', String(pagesBilled))
-        .send(Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength));
-    }
-    return body;
+    const answer = await withIdempotency(
+      {
+        db,
+        scope: idempotencyScope(principal, request.ip),
+        route: wantsPdf ? 'POST /v1/edit (pdf)' : 'POST /v1/edit',
+        key: request.headers['idempotency-key'],
+        bodyHash: hashBody(idempotencyBody(input, rawBody)),
+        leaseMs: 2 * config.syncTimeoutMs,
+        now: config.now,
+      },
+      async ({ workId }): Promise<IdempotentResponse> => {
+        // Refused before any work: the worst case is every page of the document.
+        await quotaCheck(db, subject, doc.info.pageCount, config.now());
+        const result = await fastify.engine.edit({
+          pdf: doc.bytes,
+          ...(doc.password !== undefined ? { password: doc.password } : {}),
+          edits: engineEdits,
+          options: {
+            font_policy: input.options?.font?.policy ?? 'prefer_exact',
+            break_signature: input.options?.break_signature ?? false,
+          },
+        });
+        if (result.changes.length === 0 && result.failed.length > 0) {
+          const err = new ApiError(
+            'edit_failed',
+            'Every edit that matched failed verification and was rolled back.',
+            {
+              extra: {
+                failed: result.failed.map((f) => ({
+                  index: f.edit_index,
+                  op: f.op,
+                  reason: f.reason,
+                  message: f.message,
+                })),
+                unmatched: result.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find })),
+              },
+            },
+          );
+          return { status: err.status, headers: {}, body: err.toBody() };
+        }
+        const pagesBilled = result.pages_touched.length;
+        const charged = await charge(db, subject, workId, pagesBilled, { ocrPages: 0 }, config.now());
+        const body = await buildEditResult(
+          fastify,
+          { accountId: principal.accountId, mode: principal.mode },
+          input.sourceFileId,
+          result,
+          { pages_billed: charged.billed, remaining: charged.remaining },
+        );
+        if (wantsPdf && result.changes.length > 0) {
+          return {
+            status: 200,
+            headers: {
+              'content-type': 'application/pdf',
+              'x-edit-status': body.status,
+              'x-pages-billed': String(charged.billed),
+            },
+            body: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength),
+          };
+        }
+        return { status: 200, headers: {}, body };
+      },
+    );
+    reply.code(answer.status).headers(answer.headers);
+    return reply.send(answer.body);
   });
 }
