@@ -70,8 +70,14 @@ export interface PageText {
   height: number
   /** Clockwise rotation. */
   rotation: number
-  /** Spans in reading order. */
+  /** Spans in reading order: the page content's, then the annotations'. */
   spans: Array<Span>
+  /**
+   * The page as plain text in reading order: spans joined by a space when
+   * `space_before` says so, lines by a newline, a word hyphenated at a line end joined
+   * (hyphen dropped); the annotations' text follows the content's.
+   */
+  text: string
 }
 
 /** Text spans and form fields, already in the API's shape. */
@@ -144,8 +150,18 @@ export interface Span {
   block: number
   /** Baseline angle, degrees counter-clockwise as displayed. */
   rotation: number
-  /** Where the text comes from. */
-  source: 'text-layer' | 'ocr'
+  /**
+   * Where the text comes from: `text-layer` (the page's content), `annotation` (drawn
+   * by an annotation's appearance: free text, stamps, signature appearances, filled form
+   * widgets; listed after the content's spans, with lines and blocks of their own) or
+   * `ocr` (recognised on a scanned page).
+   */
+  source: 'text-layer' | 'annotation' | 'ocr'
+  /**
+   * A word space separates this span from the previous span of the same line; `false`
+   * means it continues that span's word (a superscript, a colour change mid-word).
+   */
+  space_before: boolean
 }
 
 /** The answer of `readText`. */

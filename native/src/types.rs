@@ -88,9 +88,16 @@ pub struct Span {
     pub block: u32,
     /// Baseline angle, degrees counter-clockwise as displayed.
     pub rotation: f64,
-    /// Where the text comes from.
-    #[napi(ts_type = "'text-layer' | 'ocr'")]
+    /// Where the text comes from: `text-layer` (the page's content), `annotation` (drawn
+    /// by an annotation's appearance: free text, stamps, signature appearances, filled form
+    /// widgets; listed after the content's spans, with lines and blocks of their own) or
+    /// `ocr` (recognised on a scanned page).
+    #[napi(ts_type = "'text-layer' | 'annotation' | 'ocr'")]
     pub source: String,
+    /// A word space separates this span from the previous span of the same line; `false`
+    /// means it continues that span's word (a superscript, a colour change mid-word).
+    #[napi(js_name = "space_before")]
+    pub space_before: bool,
 }
 
 /// The text of one page.
@@ -104,8 +111,12 @@ pub struct PageText {
     pub height: f64,
     /// Clockwise rotation.
     pub rotation: u32,
-    /// Spans in reading order.
+    /// Spans in reading order: the page content's, then the annotations'.
     pub spans: Vec<Span>,
+    /// The page as plain text in reading order: spans joined by a space when
+    /// `space_before` says so, lines by a newline, a word hyphenated at a line end joined
+    /// (hyphen dropped); the annotations' text follows the content's.
+    pub text: String,
 }
 
 /// One AcroForm field in the API's shape.
@@ -206,7 +217,9 @@ impl From<pdfedit_engine::TextResult> for TextResult {
 }
 
 fn page_text(p: pdfedit_engine::PageText) -> PageText {
+    let text = p.plain_text();
     PageText {
+        text,
         page: p.page,
         width: round2(p.width),
         height: round2(p.height),
@@ -227,6 +240,7 @@ fn page_text(p: pdfedit_engine::PageText) -> PageText {
                 block: s.block,
                 rotation: round2(s.rotation),
                 source: s.source.to_string(),
+                space_before: s.space_before,
             })
             .collect(),
     }

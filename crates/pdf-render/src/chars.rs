@@ -3,6 +3,7 @@
 use pdfium_render::prelude::*;
 
 use crate::document::{page_transform, Document};
+use crate::geometry::PageTransform;
 use crate::geometry::Rect;
 use crate::{Error, Result};
 
@@ -47,6 +48,13 @@ impl Document<'_> {
     pub fn page_chars(&self, index: u32) -> Result<Vec<RawChar>> {
         let page = self.page(index)?;
         let transform = page_transform(&page);
+        chars_of(&page, &transform)
+    }
+}
+
+/// The characters of a loaded page, mapped to API coordinates with `transform`.
+pub(crate) fn chars_of(page: &PdfPage, transform: &PageTransform) -> Result<Vec<RawChar>> {
+    {
         let text = page
             .text()
             .map_err(|e| Error::pdfium("extracting page text", e))?;

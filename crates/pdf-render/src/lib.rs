@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod annots;
 mod bind;
 mod chars;
 pub mod diff;

@@ -1,33 +1,31 @@
-//! Prints the spans of a PDF: `cargo run --example dump_text -- file.pdf [password]`.
+//! Prints a document's text as the engine reads it: `dump_text FILE [PASSWORD] [--spans]`.
+//! A debugging aid for comparing with `pdftotext`.
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let Some(path) = args.get(1) else {
-        eprintln!("usage: dump_text FILE [PASSWORD]");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.first() else {
+        eprintln!("usage: dump_text FILE [PASSWORD] [--spans]");
         std::process::exit(2);
     };
+    let spans = args.iter().any(|a| a == "--spans");
+    let password = args.get(1).filter(|a| *a != "--spans").map(String::as_str);
+    let lib = std::env::var("PDFIUM_LIB_PATH")
+        .unwrap_or_else(|_| "vendor/pdfium/lib/libpdfium.so".to_string());
+    pdfedit_engine::init(std::path::Path::new(&lib)).expect("PDFium binds");
     let bytes = std::fs::read(path).expect("file reads");
     let result =
-        pdfedit_engine::read_text(&bytes, args.get(2).map(String::as_str), None, true, true);
-    match result {
-        Ok(r) if std::env::var_os("DUMP_PLAIN").is_some() => {
-            for p in &r.pages {
-                println!("{}", p.plain_text());
+        pdfedit_engine::read_text(&bytes, password, None, true, false).expect("text reads");
+    for page in &result.pages {
+        println!("=== page {}", page.page);
+        if spans {
+            for s in &page.spans {
+                println!(
+                    "{:>4} {:>3} {:<10} {:?} {:?} space_before={}",
+                    s.line, s.block, s.source, s.bbox, s.text, s.space_before
+                );
             }
+        } else {
+            println!("{}", page.plain_text());
         }
-        Ok(r) => {
-            for p in &r.pages {
-                for s in &p.spans {
-                    println!(
-                        "p{} l{} b{} {:?} {:?} {} {} {:?} {}",
-                        s.page, s.line, s.block, s.bbox, s.font, s.size, s.color, s.flags, s.text
-                    );
-                }
-            }
-            for f in &r.fields {
-                println!("field {:?}", f);
-            }
-        }
-        Err(e) => eprintln!("error: {e}"),
     }
 }

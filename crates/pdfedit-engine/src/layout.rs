@@ -9,6 +9,7 @@
 
 use sha2::{Digest, Sha256};
 
+use crate::joins::{join_split_lines, Geo};
 use crate::spans::RawSpan;
 use crate::Span;
 
@@ -19,7 +20,7 @@ const BLOCK_LEADING_EM: f32 = 1.9;
 const LINE_TOLERANCE_EM: f32 = 0.5;
 
 /// Assigns lines and blocks and produces the public spans of one page (1-based `page`).
-pub(crate) fn layout_page(page: u32, raw: Vec<RawSpan>) -> Vec<Span> {
+pub(crate) fn layout_page(page: u32, raw: Vec<RawSpan>, source: &'static str) -> Vec<Span> {
     let mut out = Vec::with_capacity(raw.len());
     let mut line: u32 = 0;
     let mut block: u32 = 0;
@@ -27,6 +28,7 @@ pub(crate) fn layout_page(page: u32, raw: Vec<RawSpan>) -> Vec<Span> {
     let mut line_state: Option<(f32, f32, f32, f32)> = None; // baseline, along_end, size, angle
     let mut block_extent: Option<(f32, f32)> = None; // along range
     let mut line_extent: (f32, f32) = (0.0, 0.0);
+    let mut geo = Vec::with_capacity(raw.len());
     for s in raw {
         let text = s.text.trim().to_string();
         if text.is_empty() {
@@ -71,12 +73,27 @@ pub(crate) fn layout_page(page: u32, raw: Vec<RawSpan>) -> Vec<Span> {
             (line_extent.0.min(s.along.0), line_extent.1.max(s.along.1))
         };
         line_state = Some((s.baseline, s.along.1, size, s.angle));
-        out.push(public_span(page, s, text, line, block));
+        geo.push(Geo {
+            baseline: s.baseline,
+            along: s.along,
+            size,
+            angle: s.angle,
+            vertical: s.vertical,
+        });
+        out.push(public_span(page, s, text, line, block, source));
     }
+    join_split_lines(&mut out, geo);
     out
 }
 
-fn public_span(page: u32, s: RawSpan, text: String, line: u32, block: u32) -> Span {
+fn public_span(
+    page: u32,
+    s: RawSpan,
+    text: String,
+    line: u32,
+    block: u32,
+    source: &'static str,
+) -> Span {
     let font = strip_subset_tag(&s.font).to_string();
     Span {
         span_id: span_id(page, s.first_index, &text, &s.font),
@@ -99,7 +116,7 @@ fn public_span(page: u32, s: RawSpan, text: String, line: u32, block: u32) -> Sp
         } else {
             snap_angle(s.angle)
         },
-        source: "text-layer",
+        source,
         space_before: s.space_before,
         soft_hyphen_end: s.soft_hyphen_end,
         text,

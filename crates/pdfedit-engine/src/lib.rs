@@ -8,7 +8,9 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod joins;
 mod layout;
+mod order;
 mod spans;
 
 use std::path::Path;
@@ -41,7 +43,9 @@ pub struct Span {
     pub block: u32,
     /// Baseline angle in degrees counter-clockwise as displayed (0 = left to right).
     pub rotation: f32,
-    /// Always `text-layer` here (`ocr` spans come from the OCR bridge).
+    /// `text-layer` (the page's content) or `annotation` (text drawn by an annotation's
+    /// appearance: free text, stamps, signature appearances, filled form widgets). `ocr`
+    /// spans come from the OCR bridge, not from here.
     pub source: &'static str,
     /// Whether a word separator precedes the span on its line. `false` means the span
     /// continues the previous span's word (a superscript, a colour change mid-word).
@@ -62,13 +66,13 @@ pub struct PageText {
     pub height: f32,
     /// Clockwise page rotation (0, 90, 180, 270).
     pub rotation: u16,
-    /// Spans in reading order.
+    /// Spans in reading order: the page content's, then the annotations'.
     pub spans: Vec<Span>,
 }
 
 impl PageText {
     /// The page as plain text: spans of a line joined by a space (none when the span
-    /// continues a word), lines by a newline.
+    /// continues a word), lines by a newline; a soft line-end hyphen joins its word.
     pub fn plain_text(&self) -> String {
         let mut out = String::new();
         let mut last: Option<&Span> = None;
@@ -77,7 +81,11 @@ impl PageText {
                 None => {}
                 Some(prev) if prev.line == s.line && s.space_before => out.push(' '),
                 Some(prev) if prev.line == s.line => {}
-                Some(prev) if prev.soft_hyphen_end && prev.text.ends_with('-') => {
+                Some(prev)
+                    if prev.soft_hyphen_end
+                        && prev.text.ends_with('-')
+                        && prev.source == s.source =>
+                {
                     out.pop();
                 }
                 Some(_) => out.push('\n'),
@@ -138,11 +146,14 @@ pub fn read_text(
     let info = doc.info()?;
     let wanted = resolve_pages(pages, info.page_count)?;
     let mut out_pages = Vec::with_capacity(wanted.len());
+    // The scratch copy whose pages get their annotations flattened, opened on first need.
+    let mut scratch: Option<pdf_render::Document> = None;
     for &p in &wanted {
         let meta = &info.pages[(p - 1) as usize];
         let spans = if text {
-            let chars = doc.page_chars(p - 1)?;
-            layout::layout_page(p, spans::build_spans(&chars))
+            let (spans, flat) = page_spans(&doc, bytes, password, p, scratch.take())?;
+            scratch = flat;
+            spans
         } else {
             Vec::new()
         };
@@ -166,6 +177,36 @@ pub fn read_text(
         pages: out_pages,
         fields,
     })
+}
+
+const TEXT_LAYER: &str = "text-layer";
+const ANNOTATION: &str = "annotation";
+
+/// The spans of 1-based page `p`: its content in reading order, then the text of its
+/// annotations' appearances (read from `scratch`, a copy of the document that is opened
+/// when first needed and handed back for the next page).
+fn page_spans<'a>(
+    doc: &pdf_render::Document,
+    bytes: &'a [u8],
+    password: Option<&str>,
+    p: u32,
+    scratch: Option<pdf_render::Document<'a>>,
+) -> Result<(Vec<Span>, Option<pdf_render::Document<'a>>)> {
+    let chars = doc.page_chars(p - 1)?;
+    let mut spans = layout::layout_page(p, spans::build_spans(&chars), TEXT_LAYER);
+    let (next_line, next_block) = order::reading_order(&mut spans, 0, 0);
+    if !doc.has_text_annotations(p - 1)? {
+        return Ok((spans, scratch));
+    }
+    let flat = match scratch {
+        Some(d) => d,
+        None => pdf_render::Document::open(bytes, password)?,
+    };
+    let extra = flat.flattened_annotation_chars(p - 1, &chars)?;
+    let mut annots = layout::layout_page(p, spans::build_spans(&extra), ANNOTATION);
+    order::reading_order(&mut annots, next_line, next_block);
+    spans.extend(annots);
+    Ok((spans, Some(flat)))
 }
 
 /// Renders a page (or a region of it) to a PNG that never exceeds the byte budget.

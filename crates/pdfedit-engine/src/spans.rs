@@ -131,6 +131,7 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
     let mut last: Option<Last> = None;
     let mut pending_space = false;
     let mut pending_break = false;
+    let mut pending_real_space = false;
 
     for c in chars {
         let Some(ch) = c.ch else { continue };
@@ -145,6 +146,7 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
         if ch.is_whitespace() {
             // A real space glyph: a word separator whose box says nothing useful.
             pending_space = true;
+            pending_real_space = true;
             continue;
         }
         // PDFium reports a hyphen that ends a line inside a word as U+0002: keep the
@@ -174,6 +176,8 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
             // jump. (PDFium splits a ligature into letters that all carry the ligature's
             // box, so overlapping the previous glyph is not enough.)
             let backwards = along.0 < prev.along_start - 0.1 * size;
+            // The letters of one multi-letter glyph (a ligature) share its start.
+            let same_glyph = (along.0 - prev.along_start).abs() < 0.01 * size;
             if style_differs || off_line || backwards || gap > SPLIT_GAP_EM * size {
                 split = true;
             }
@@ -186,12 +190,22 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
             }
             if vertical || vertical_switch {
                 // Vertical (CJK) glyph boxes follow the ink, so gaps between them say
-                // nothing about words; CJK text has no spaces anyway.
+                // nothing about words; CJK text has no spaces anyway, and the spaces PDFium
+                // infers between tracked-out glyphs are not words either (pdftotext joins
+                // them). Only a real space glyph counts.
+                space = pending_real_space;
             } else if gap > word_gap_em(prev, c) * size {
                 space = true;
-            } else if prev.ligature && gap < MIN_SPACE_EM * size && !off_line && !backwards {
+            } else if prev.ligature
+                && gap < MIN_SPACE_EM * size
+                && !off_line
+                && !backwards
+                && !same_glyph
+            {
                 // A space with no room for it right after a ligature: some producers map
-                // ligatures to "fi " in ToUnicode; pdftotext drops that space too.
+                // ligatures to "fi " in ToUnicode; pdftotext drops that space too. (A space
+                // *inside* one glyph's mapping, followed by more of that glyph's letters,
+                // separates words: WeasyPrint maps a whole shaped phrase to one glyph.)
                 space = false;
             }
         }
@@ -210,6 +224,10 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
         if split {
             if let Some(done) = current.take() {
                 spans.push(done);
+            }
+            if vertical {
+                // The vertical run ended: the new span starts in the ordinary frame.
+                (along, baseline) = frame(c, false);
             }
         }
         match current.as_mut() {
@@ -252,6 +270,7 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
             baseline,
         });
         pending_space = false;
+        pending_real_space = false;
         pending_break = false;
     }
     if let Some(done) = current {
