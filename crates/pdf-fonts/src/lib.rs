@@ -15,6 +15,7 @@ pub mod agl;
 pub mod cmap;
 mod cmap_tokens;
 mod descriptor;
+pub mod embed;
 mod encode;
 pub mod encodings;
 mod error;
@@ -22,6 +23,7 @@ mod font;
 mod metrics;
 mod obj;
 mod program;
+pub mod registry;
 mod simple;
 mod type1;
 
