@@ -70,7 +70,12 @@ const RTL = /[\p{Script=Arabic}\p{Script=Hebrew}]/u;
  */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const token of text.normalize('NFKC').split(/\s+/u)) {
+  // Format characters (bidi embeddings and marks, zero-width joiners) are invisible: pdftotext
+  // wraps right-to-left runs in them, a text layer does not.
+  for (const token of text
+    .normalize('NFKC')
+    .replace(/\p{Cf}/gu, '')
+    .split(/\s+/u)) {
     if (!token) continue;
     if (CJK.test(token)) {
       let rest = '';
