@@ -25,6 +25,148 @@ export interface DocInfo {
   hasXfa: boolean
 }
 
+/**
+ * Replaces and deletes text in the document's own fonts; every change is verified by
+ * rendering and rolled back (into `failed`) when anything else on the page moved.
+ */
+export declare function edit(pdf: Buffer, request: EditRequest): EditResult
+
+/** One applied, verified change. */
+export interface EditChange {
+  /** The edit's index. */
+  edit_index: number
+  /** 1-based page. */
+  page: number
+  /** `replace` or `delete`. */
+  op: string
+  /** Text found. */
+  find: string
+  /** Text drawn instead (empty for delete). */
+  replace: string
+  /** `exact-embedded`, `exact-declared`, `metric-twin`, `look-alike` or `none`. */
+  font_source: string
+  /** Font name. */
+  font_used: string
+  /** The pixel check ran and passed. */
+  verified: boolean
+  /** Pixels changed outside the change's area. */
+  collateral_pixels: number
+  /** `[x0, y0, x1, y1]` top-left points. */
+  box: Array<number>
+  /** PNG of the region before (≤ 200 KB). */
+  before_png: Buffer
+  /** PNG of the region after (≤ 200 KB). */
+  after_png: Buffer
+}
+
+/** An edit found but not applied. */
+export interface EditFailed {
+  /** The edit's index. */
+  edit_index: number
+  /** Its op. */
+  op: string
+  /** Stable snake_case reason. */
+  reason: string
+  /** Explanation. */
+  message: string
+}
+
+/** Request-wide options. */
+export interface EditOptions {
+  /** `'prefer_exact'` (default) or `'metric_only'`. */
+  font_policy?: string
+  /** Allow editing a signed document. */
+  break_signature?: boolean
+}
+
+/** A region of one page. */
+export interface EditRegion {
+  /** 1-based page. */
+  page: number
+  /** `[x0, y0, x1, y1]` in top-left points. */
+  box: Array<number>
+}
+
+/** The edit request. */
+export interface EditRequest {
+  /** Open password. */
+  password?: string
+  /** Edits in order. */
+  edits: Array<EditSpec>
+  /** Options. */
+  options?: EditOptions
+}
+
+/** The edit result. */
+export interface EditResult {
+  /** The output PDF. */
+  pdf: Buffer
+  /** Applied changes. */
+  changes: Array<EditChange>
+  /** Edits not found. */
+  unmatched: Array<EditUnmatched>
+  /** Edits rolled back or refused. */
+  failed: Array<EditFailed>
+  /** Warnings such as `approx_font_used`. */
+  warnings: Array<string>
+  /** 1-based pages touched by applied edits. */
+  pages_touched: Array<number>
+}
+
+/** Where an edit applies. */
+export interface EditScope {
+  /** 1-based pages. */
+  pages?: Array<number>
+  /** A region; a match counts when its box lies inside. */
+  region?: EditRegion
+  /** Only the match nearest after this phrase on the same page. */
+  anchor?: string
+  /** n ≥ 1, `'first'` or `'last'`. */
+  occurrence?: number | string
+  /** Span ids from `readText` of the same document. */
+  span_ids?: Array<string>
+}
+
+/** One edit. */
+export interface EditSpec {
+  /** Position in the request (reported back in results). */
+  index: number
+  /** `'replace'` or `'delete'`. */
+  op: string
+  /** Text to find. */
+  find: string
+  /** New text (replace). */
+  replace?: string
+  /** `'exact'` (default), `'icase'`, `'word'` or `'regex'`. */
+  match?: string
+  /** Scope. */
+  scope?: EditScope
+  /** `'auto'` (default), `'none'`, `'shrink'` or `'reflow'`. */
+  fit?: string
+  /** Style overrides. */
+  style?: EditStyle
+}
+
+/** Style overrides (accepted; not applied yet, warning `style_not_applied`). */
+export interface EditStyle {
+  /** Font name from the font list. */
+  font?: string
+  /** Size in points. */
+  size?: number
+  /** `#RRGGBB`. */
+  color?: string
+}
+
+/** An edit whose text was not found. */
+export interface EditUnmatched {
+  /** The edit's index. */
+  edit_index: number
+  /** Its op. */
+  op: string
+  /** What was looked for. */
+  find: string
+}
+
 /** One AcroForm field in the API's shape. */
 export interface FormField {
   /** Fully qualified name. */

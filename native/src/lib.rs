@@ -7,6 +7,7 @@
 #![allow(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod edit;
 mod types;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

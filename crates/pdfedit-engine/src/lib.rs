@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod edit;
 mod error;
 mod joins;
 mod layout;

@@ -1,0 +1,234 @@
+//! Finding an edit's text on the pages' lines: match modes and scope.
+
+use lopdf::ObjectId;
+use pdf_content::PageGlyphs;
+use regex::{Regex, RegexBuilder};
+
+use super::text::{union, Line, PageGeom};
+use super::types::{Edit, EditOp, MatchMode, Occurrence};
+
+/// Longest regular expression accepted.
+pub(crate) const MAX_PATTERN_CHARS: usize = 1000;
+/// Compiled-program and lazy-DFA size limits: with the regex crate's linear-time engines
+/// these bound both memory and run time per line.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// A page read for editing.
+pub(crate) struct PageModel {
+    /// 1-based page number.
+    pub number: u32,
+    /// The page object.
+    pub page_id: ObjectId,
+    /// Glyphs and streams.
+    pub glyphs: PageGlyphs,
+    /// Lines in reading order.
+    pub lines: Vec<Line>,
+    /// Display geometry.
+    pub geom: PageGeom,
+}
+
+/// One occurrence of an edit's text.
+#[derive(Debug, Clone)]
+pub(crate) struct Match {
+    /// 1-based page.
+    pub page: u32,
+    /// Line index on the page.
+    pub line: usize,
+    /// Byte range in the line text.
+    pub start: usize,
+    /// End of the byte range.
+    pub end: usize,
+    /// Glyph indices (content order).
+    pub glyphs: Vec<usize>,
+    /// The text found.
+    pub found: String,
+    /// The text to draw instead.
+    pub replacement: String,
+    /// Box of the matched glyphs in user space.
+    pub bbox_user: [f64; 4],
+    /// Box in top-left display points.
+    pub bbox: [f64; 4],
+}
+
+/// A compiled `find`.
+pub(crate) enum Matcher {
+    Exact(String),
+    Word(String),
+    Pattern(Regex, bool),
+}
+
+/// Compiles the edit's `find` for its match mode; `Err` is an invalid request.
+pub(crate) fn compile(edit: &Edit) -> Result<Matcher, String> {
+    if edit.find.is_empty() {
+        return Err("find must not be empty".into());
+    }
+    let build = |p: &str, icase: bool| {
+        RegexBuilder::new(p)
+            .case_insensitive(icase)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map_err(|e| format!("invalid regular expression: {e}"))
+    };
+    Ok(match edit.match_mode {
+        MatchMode::Exact => Matcher::Exact(edit.find.clone()),
+        MatchMode::Word => Matcher::Word(edit.find.clone()),
+        MatchMode::Icase => Matcher::Pattern(build(&regex::escape(&edit.find), true)?, false),
+        MatchMode::Regex => {
+            if edit.find.chars().count() > MAX_PATTERN_CHARS {
+                return Err(format!("regex longer than {MAX_PATTERN_CHARS} characters"));
+            }
+            Matcher::Pattern(build(&edit.find, false)?, true)
+        }
+    })
+}
+
+fn is_word_char(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Byte ranges and replacements of every match in `text`.
+fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize, usize, String)> {
+    match m {
+        Matcher::Exact(n) => text
+            .match_indices(n.as_str())
+            .map(|(s, f)| (s, s + f.len(), replace.to_string()))
+            .collect(),
+        Matcher::Word(n) => text
+            .match_indices(n.as_str())
+            .filter(|(s, f)| {
+                let before = text[..*s].chars().next_back();
+                let after = text[s + f.len()..].chars().next();
+                !is_word_char(before) && !is_word_char(after)
+            })
+            .map(|(s, f)| (s, s + f.len(), replace.to_string()))
+            .collect(),
+        Matcher::Pattern(re, expand) => re
+            .captures_iter(text)
+            .filter_map(|c| {
+                let whole = c.get(0)?;
+                if whole.is_empty() {
+                    return None;
+                }
+                let mut out = String::new();
+                if *expand {
+                    c.expand(replace, &mut out);
+                } else {
+                    out.push_str(replace);
+                }
+                Some((whole.start(), whole.end(), out))
+            })
+            .collect(),
+    }
+}
+
+/// Every match on one page, in reading order; matches cutting a ligature glyph are skipped.
+pub(crate) fn page_matches(page: &PageModel, m: &Matcher, edit: &Edit) -> Vec<Match> {
+    let replace = match edit.op {
+        EditOp::Replace => edit.replace.as_str(),
+        EditOp::Delete => "",
+    };
+    let mut out = Vec::new();
+    for (li, line) in page.lines.iter().enumerate() {
+        for (s, e, replacement) in line_matches(m, &line.text, replace) {
+            let mut glyphs: Vec<usize> = Vec::new();
+            for gi in line.byte_glyph[s..e].iter().flatten() {
+                if glyphs.last() != Some(gi) && !glyphs.contains(gi) {
+                    glyphs.push(*gi);
+                }
+            }
+            let (Some(first), Some(last)) = (glyphs.first(), glyphs.last()) else {
+                continue;
+            };
+            let cut_before = s > 0 && line.byte_glyph[s - 1] == Some(*first);
+            let cut_after = line.byte_glyph.get(e).copied().flatten() == Some(*last);
+            if cut_before || cut_after {
+                continue;
+            }
+            glyphs.sort_unstable();
+            let bbox_user = glyphs
+                .iter()
+                .map(|&g| page.glyphs.glyphs[g].bbox)
+                .reduce(union)
+                .unwrap_or_default();
+            out.push(Match {
+                page: page.number,
+                line: li,
+                start: s,
+                end: e,
+                glyphs,
+                found: line.text[s..e].to_string(),
+                replacement,
+                bbox_user,
+                bbox: page.geom.display_box(bbox_user),
+            });
+        }
+    }
+    out
+}
+
+/// Where an anchor phrase ends on a page: (line, byte end), first occurrence.
+pub(crate) fn anchor_end(page: &PageModel, anchor: &str, icase: bool) -> Option<(usize, usize)> {
+    page.lines.iter().enumerate().find_map(|(li, l)| {
+        let pos = if icase {
+            l.text.to_lowercase().find(&anchor.to_lowercase())
+        } else {
+            l.text.find(anchor)
+        };
+        pos.map(|p| (li, p + anchor.len()))
+    })
+}
+
+/// Applies anchor and occurrence to matches already filtered by page, region and spans.
+pub(crate) fn select(
+    mut matches: Vec<Match>,
+    anchors: &[(u32, (usize, usize))],
+    anchor_given: bool,
+    occurrence: Option<Occurrence>,
+) -> Vec<Match> {
+    if anchor_given {
+        // Per page with an anchor: the matches after it; the first page that has one wins.
+        let mut after: Vec<Match> = Vec::new();
+        for (page, (line, end)) in anchors {
+            after = matches
+                .iter()
+                .filter(|m| m.page == *page && (m.line, m.start) >= (*line, *end))
+                .cloned()
+                .collect();
+            if !after.is_empty() {
+                break;
+            }
+        }
+        matches = after;
+        if occurrence.is_none() {
+            matches.truncate(1);
+        }
+    }
+    match occurrence {
+        None => matches,
+        Some(Occurrence::First) => matches.into_iter().take(1).collect(),
+        Some(Occurrence::Last) => matches.pop().into_iter().collect(),
+        Some(Occurrence::Nth(n)) => matches
+            .into_iter()
+            .nth(n.max(1) as usize - 1)
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// Whether box `inner` lies inside `outer` (1 pt tolerance).
+pub(crate) fn inside(inner: [f64; 4], outer: [f64; 4]) -> bool {
+    const TOL: f64 = 1.0;
+    inner[0] >= outer[0] - TOL
+        && inner[1] >= outer[1] - TOL
+        && inner[2] <= outer[2] + TOL
+        && inner[3] <= outer[3] + TOL
+}
+
+/// Whether two boxes overlap by at least half of `a`'s area.
+pub(crate) fn mostly_overlaps(a: [f64; 4], b: [f64; 4]) -> bool {
+    let w = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
+    let h = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
+    let area = ((a[2] - a[0]) * (a[3] - a[1])).max(1e-9);
+    w * h >= 0.5 * area
+}

@@ -1,0 +1,347 @@
+//! Replace and delete text in the document's own fonts, every change verified by rendering
+//! (SPEC behaviour rules 1–7).
+//!
+//! Each edit in turn: find its matches on the current document, plan the new bytes of the
+//! touched content streams, write them, render the touched pages and compare them with the
+//! renders before the edit outside the changes' own areas. Anything else that moved rolls
+//! the edit back (`failed[]`, reason `collateral_change`).
+//!
+//! The output is a full rewrite by lopdf (object streams off). Encrypted documents are
+//! decrypted with the given password, edited and verified in the clear, and written out
+//! encrypted again with the same security handler, permissions and keys.
+
+mod actual;
+mod choose;
+mod find;
+mod fit;
+mod fonts;
+mod replace;
+mod rewrite;
+mod streams;
+mod text;
+mod types;
+mod verify;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use lopdf::{Document, ObjectId};
+use pdf_render::raster::Raster;
+
+pub use types::*;
+
+use crate::Error;
+use find::{anchor_end, compile, inside, mostly_overlaps, page_matches, select, Match, PageModel};
+use fonts::{DocFonts, Source};
+use text::{build_lines, PageGeom};
+
+/// Why an edit request failed as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    /// Opening, rendering or the request itself failed (see [`crate::Error`]).
+    #[error(transparent)]
+    Engine(#[from] Error),
+    /// The document carries a digital signature and `break_signature` was not set
+    /// (API code `signed_document`).
+    #[error("the document is digitally signed; pass options.break_signature to edit it")]
+    SignedDocument,
+}
+
+/// Applies `request` to the PDF in `bytes`.
+pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError> {
+    let matchers = request
+        .edits
+        .iter()
+        .map(|e| {
+            if e.op == EditOp::Replace && e.replace.is_empty() {
+                return Err(format!("edit {}: replace needs a replace text", e.index));
+            }
+            compile(e).map_err(|m| format!("edit {}: {m}", e.index))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|m| EditError::Engine(Error::InvalidRequest(m)))?;
+    let password = request.password.as_deref();
+    let info = crate::open_info(bytes, password)?;
+    if !info.signatures.is_empty() && !request.options.break_signature {
+        return Err(EditError::SignedDocument);
+    }
+    // Encrypted input: decrypt with the given password, edit and verify the plain
+    // document, and encrypt the output again with the same security handler and keys.
+    let (doc, protection) = if info.encrypted {
+        let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
+        let doc = Document::load_mem_with_options(bytes, options)
+            .map_err(|e| Error::Unsupported(e.to_string()))?;
+        let state = doc.encryption_state.clone();
+        if state.is_none() {
+            return Err(Error::Unsupported("unsupported security handler".into()).into());
+        }
+        (doc, state)
+    } else {
+        let doc = Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?;
+        (doc, None)
+    };
+    let span_boxes = if request.edits.iter().any(|e| e.scope.span_ids.is_some()) {
+        Some(crate::read_text(bytes, password, None, true, false)?.pages)
+    } else {
+        None
+    };
+    let mut run = Run {
+        current: save(&doc)?,
+        doc,
+        fonts: DocFonts::default(),
+        models: HashMap::new(),
+        renders: HashMap::new(),
+        result: EditResult::default(),
+    };
+    let baseline = run.current.clone();
+    for (edit, matcher) in request.edits.iter().zip(&matchers) {
+        let matches = run.find(edit, matcher, span_boxes.as_deref())?;
+        if matches.is_empty() {
+            run.result.unmatched.push(Unmatched {
+                edit_index: edit.index,
+                op: edit.op,
+                find: edit.find.clone(),
+            });
+            continue;
+        }
+        if edit.style != Style::default() {
+            run.result.warnings.push("style_not_applied".into());
+        }
+        run.apply(edit, matches, request.options.font_policy)?;
+    }
+    let mut result = run.result;
+    result.pdf = if result.changes.is_empty() || run.current == baseline {
+        bytes.to_vec()
+    } else if let Some(state) = protection {
+        let mut out = run.doc.clone();
+        out.encrypt(&state)
+            .map_err(|e| Error::Engine(format!("re-encrypting the output: {e}")))?;
+        save(&out)?
+    } else {
+        run.current
+    };
+    result.warnings.dedup();
+    Ok(result)
+}
+
+fn save(doc: &Document) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    let mut doc = doc.clone();
+    // The trailer's /Size is written from max_id; a loaded file may claim more objects
+    // than it holds, which qpdf reports.
+    // lopdf keeps the input's xref and object streams as objects but never writes them.
+    doc.objects.retain(|_, o| {
+        !o.as_stream().is_ok_and(|s| {
+            s.dict
+                .get(b"Type")
+                .and_then(lopdf::Object::as_name)
+                .is_ok_and(|t| t == b"XRef" || t == b"ObjStm")
+        })
+    });
+    doc.max_id = doc.objects.keys().map(|id| id.0).max().unwrap_or(0);
+    doc.trailer.set("Size", i64::from(doc.max_id) + 1);
+    doc.save_to(&mut out)
+        .map_err(|e| Error::Engine(format!("saving the document: {e}")))?;
+    Ok(out)
+}
+
+struct Run {
+    doc: Document,
+    current: Vec<u8>,
+    fonts: DocFonts,
+    models: HashMap<u32, PageModel>,
+    renders: HashMap<u32, Raster>,
+    result: EditResult,
+}
+
+impl Run {
+    fn page_ids(&self) -> BTreeMap<u32, ObjectId> {
+        self.doc.get_pages()
+    }
+
+    fn model(&mut self, number: u32, page_id: ObjectId) -> Result<&PageModel, Error> {
+        if !self.models.contains_key(&number) {
+            let mut source = Source {
+                doc: &self.doc,
+                fonts: &mut self.fonts,
+            };
+            let glyphs = pdf_content::interpret_page(&self.doc, page_id, &mut source)
+                .map_err(|e| Error::Engine(e.to_string()))?;
+            let lines = build_lines(&glyphs.glyphs);
+            let geom = PageGeom::read(&self.doc, page_id);
+            self.models.insert(
+                number,
+                PageModel {
+                    number,
+                    page_id,
+                    glyphs,
+                    lines,
+                    geom,
+                },
+            );
+        }
+        self.models
+            .get(&number)
+            .ok_or_else(|| Error::Engine("page model missing".into()))
+    }
+
+    fn find(
+        &mut self,
+        edit: &Edit,
+        matcher: &find::Matcher,
+        spans: Option<&[crate::PageText]>,
+    ) -> Result<Vec<Match>, Error> {
+        let pages = self.page_ids();
+        let scope = &edit.scope;
+        let wanted: BTreeSet<u32> = match (&scope.pages, &scope.region) {
+            (_, Some(r)) => [r.page].into(),
+            (Some(p), None) => p.iter().copied().collect(),
+            (None, None) => pages.keys().copied().collect(),
+        };
+        let icase = edit.match_mode == MatchMode::Icase;
+        let mut all = Vec::new();
+        let mut anchors = Vec::new();
+        for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
+            let model = self.model(number, page_id)?;
+            let mut found = page_matches(model, matcher, edit);
+            if let Some(r) = &scope.region {
+                found.retain(|m| inside(m.bbox, r.bbox));
+            }
+            if let (Some(ids), Some(spans)) = (&scope.span_ids, spans) {
+                let boxes: Vec<[f64; 4]> = spans
+                    .iter()
+                    .filter(|p| p.page == number)
+                    .flat_map(|p| p.spans.iter())
+                    .filter(|s| ids.contains(&s.span_id))
+                    .map(|s| s.bbox.map(f64::from))
+                    .collect();
+                found.retain(|m| boxes.iter().any(|b| mostly_overlaps(m.bbox, *b)));
+            }
+            if let Some(a) = &scope.anchor {
+                if let Some(pos) = anchor_end(model, a, icase) {
+                    anchors.push((number, pos));
+                }
+            }
+            all.extend(found);
+        }
+        Ok(select(
+            all,
+            &anchors,
+            scope.anchor.is_some(),
+            scope.occurrence,
+        ))
+    }
+
+    /// Restores the document; cached fonts go too, because object ids of a rolled-back
+    /// embedded font may be reused.
+    fn rollback(&mut self, snapshot: Document) {
+        self.doc = snapshot;
+        self.fonts = DocFonts::default();
+        self.models.clear();
+    }
+
+    fn fail(&mut self, edit: &Edit, reason: &'static str, message: String) {
+        self.result.failed.push(Failed {
+            edit_index: edit.index,
+            op: edit.op,
+            reason,
+            message,
+        });
+    }
+
+    fn apply(&mut self, edit: &Edit, matches: Vec<Match>, policy: FontPolicy) -> Result<(), Error> {
+        let snapshot = self.doc.clone();
+        let mut by_page: BTreeMap<u32, Vec<Match>> = BTreeMap::new();
+        for m in matches {
+            by_page.entry(m.page).or_default().push(m);
+        }
+        let pages = self.page_ids();
+        let mut planned = Vec::new();
+        for (&page, ms) in &by_page {
+            let page_id = pages[&page];
+            self.model(page, page_id)?;
+            let model = &self.models[&page];
+            let outcome =
+                replace::plan_page(&mut self.doc, &mut self.fonts, model, ms, edit, policy)
+                    .and_then(|plan| {
+                        for (sid, bytes) in &plan.streams {
+                            streams::write_stream(&mut self.doc, model, *sid, bytes)
+                                .map_err(|e| ("unsupported_layout", e))?;
+                        }
+                        Ok(plan)
+                    });
+            match outcome {
+                Ok(plan) => planned.push((page, model.geom, plan)),
+                Err((reason, message)) => {
+                    self.rollback(snapshot);
+                    self.fail(edit, reason, message);
+                    return Ok(());
+                }
+            }
+        }
+        let new_bytes = save(&self.doc)?;
+        let mut changes = Vec::new();
+        let mut warnings = Vec::new();
+        let mut collateral = 0;
+        let mut after_renders = Vec::new();
+        for (page, geom, plan) in &planned {
+            let before = match self.renders.remove(page) {
+                Some(r) => r,
+                None => verify::render(&self.current, *page)?,
+            };
+            let after = verify::render(&new_bytes, *page)?;
+            let areas: Vec<[f64; 4]> = plan
+                .changes
+                .iter()
+                .map(|c| geom.display_box(c.area_user))
+                .collect();
+            let report = verify::compare(&before, &after, &areas)?;
+            collateral += report.changed_pixels_outside;
+            for (c, area) in plan.changes.iter().zip(&areas) {
+                if let Some(w) = c.warning {
+                    warnings.push(w.to_string());
+                }
+                let m = &by_page[page][c.match_index];
+                let (before_png, after_png) = verify::previews(&before, &after, *area);
+                changes.push(Change {
+                    edit_index: edit.index,
+                    page: *page,
+                    op: edit.op,
+                    find: m.found.clone(),
+                    replace: m.replacement.clone(),
+                    font_source: c.font_source,
+                    font_used: c.font_used.clone(),
+                    verified: true,
+                    collateral_pixels: report.changed_pixels_outside,
+                    bbox: *area,
+                    before_png,
+                    after_png,
+                });
+            }
+            after_renders.push((*page, before, after));
+        }
+        if collateral > 0 {
+            self.rollback(snapshot);
+            for (page, before, _) in after_renders {
+                self.renders.insert(page, before);
+            }
+            self.fail(
+                edit,
+                "collateral_change",
+                format!("{collateral} pixels changed outside the edited text; rolled back"),
+            );
+            return Ok(());
+        }
+        for (page, _, after) in after_renders {
+            self.renders.insert(page, after);
+            self.models.remove(&page);
+            if !self.result.pages_touched.contains(&page) {
+                self.result.pages_touched.push(page);
+            }
+        }
+        self.result.pages_touched.sort_unstable();
+        self.current = new_bytes;
+        self.result.changes.extend(changes);
+        self.result.warnings.extend(warnings);
+        Ok(())
+    }
+}

@@ -1,0 +1,313 @@
+//! Planning a replace or delete: which glyph bytes go, which codes come in, and the kerns
+//! that keep the rest of the line where it was.
+
+use std::collections::HashMap;
+
+use lopdf::Document;
+use pdf_content::interp::matrix::transform_rect;
+use pdf_content::{Glyph, StreamId};
+use pdf_fonts::FontKind;
+
+use super::actual::ActualTexts;
+use super::choose::{choose_font, space_width, Chosen, Seg};
+
+use super::find::{Match, PageModel};
+use super::fit::{decide, spacing_at, text_width};
+use super::fonts::{strip_subset, DocFonts};
+use super::rewrite::{rewrite_ops, Action, Insert, InsertItem};
+use super::text::union;
+use super::types::{Edit, EditOp, FontPolicy};
+
+/// Why a planned edit cannot be applied: a stable reason and a message.
+pub(crate) type Refusal = (&'static str, String);
+
+/// One planned change.
+#[derive(Debug, Clone)]
+pub(crate) struct Planned {
+    /// Index into the page's matches.
+    pub match_index: usize,
+    /// `font_source` of the result.
+    pub font_source: &'static str,
+    /// The font's name.
+    pub font_used: String,
+    /// Old and new glyph boxes united, user space.
+    pub area_user: [f64; 4],
+    /// A warning such as `approx_font_used`.
+    pub warning: Option<&'static str>,
+}
+
+/// New bytes for the page's streams and what each match became.
+pub(crate) struct PagePlan {
+    /// Decoded new content of every stream that changed.
+    pub streams: Vec<(StreamId, Vec<u8>)>,
+    /// One per match.
+    pub changes: Vec<Planned>,
+}
+
+/// Plans every match of one edit on one page.
+pub(crate) fn plan_page(
+    doc: &mut Document,
+    fonts: &mut DocFonts,
+    model: &PageModel,
+    matches: &[Match],
+    edit: &Edit,
+    policy: FontPolicy,
+) -> Result<PagePlan, Refusal> {
+    let glyphs = &model.glyphs.glyphs;
+    let mut actions: HashMap<usize, Action> = HashMap::new();
+    let mut changes = Vec::new();
+    let mut actual = ActualTexts::default();
+    for (mi, m) in matches.iter().enumerate() {
+        let mut members = m.glyphs.clone();
+        if edit.op == EditOp::Delete {
+            let first_stream = glyphs[members[0]].stream;
+            if let Some(extra) = tidy_space(model, m).filter(|&g| glyphs[g].stream == first_stream)
+            {
+                members.push(extra);
+                members.sort_unstable();
+            }
+        }
+        let first = &glyphs[members[0]];
+        if members.iter().any(|&g| glyphs[g].stream != first.stream) {
+            return Err((
+                "unsupported_layout",
+                "the text spans several content streams".into(),
+            ));
+        }
+        if members.iter().any(|g| actions.contains_key(g)) {
+            continue; // overlapping match already planned
+        }
+        let font = fonts.get(doc, &first.font).ok_or_else(|| {
+            (
+                "missing_glyphs",
+                "the text's font cannot be read".to_string(),
+            )
+        })?;
+        if font.font.kind() == FontKind::Type3 {
+            return Err((
+                "type3_font",
+                "text drawn in a Type 3 font cannot be re-encoded".into(),
+            ));
+        }
+        if font.font.is_vertical() {
+            return Err((
+                "unsupported_layout",
+                "vertical text is not edited yet".into(),
+            ));
+        }
+        let sp = spacing_at(model, first.stream, first.op_index);
+        let size = first.font_size;
+        let chosen = if m.replacement.is_empty() {
+            Chosen {
+                segs: Vec::new(),
+                font_id: None,
+                switch_to: None,
+                source: "none",
+                name: strip_subset(font.font.base_font()).to_string(),
+                warning: None,
+            }
+        } else {
+            choose_font(doc, fonts, model, first, &m.replacement, policy)?
+        };
+        let new_font = match chosen.font_id {
+            Some(id) => fonts.by_id(doc, id).unwrap_or_else(|| font.clone()),
+            None => font.clone(),
+        };
+        let space_w = space_width(&new_font.font);
+        let width_at = |shrink: f64| -> f64 {
+            chosen
+                .segs
+                .iter()
+                .map(|seg| match seg {
+                    Seg::Codes(c) => text_width(&new_font.font, c, size * shrink, sp),
+                    Seg::Space => {
+                        (space_w / 1000.0 * size * shrink + sp.char_spacing + sp.word_spacing)
+                            * sp.scale
+                    }
+                })
+                .sum()
+        };
+        let new_w = width_at(1.0);
+        let old_w: f64 = members.iter().map(|&g| glyphs[g].advance).sum();
+        let room = room_after(model, m, first, sp.scale);
+        let fitted = decide(edit.fit, new_w, old_w, room, width_at).map_err(|msg| {
+            let reason = if msg.starts_with("reflow") {
+                "reflow_unsupported"
+            } else {
+                "overflow"
+            };
+            (reason, msg)
+        })?;
+        let eff_size = size * fitted.shrink;
+        let eff_scale = sp.scale * fitted.condense;
+        let drawn_w = width_at(fitted.shrink) * fitted.condense;
+        // Wrapping ops around the new text: font switch, size and scaling.
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        let font_name = chosen
+            .switch_to
+            .clone()
+            .unwrap_or_else(|| first.font.name.clone());
+        if chosen.switch_to.is_some() || fitted.shrink != 1.0 {
+            before.extend(tf(&font_name, eff_size));
+            after.extend(tf(&first.font.name, size));
+        }
+        if fitted.condense != 1.0 {
+            before.extend(tz(eff_scale));
+            after.extend(tz(sp.scale));
+        }
+        let kern_after = if fitted.keep_place && drawn_w > 0.0 {
+            drawn_w * 1000.0 / (eff_size * eff_scale)
+        } else {
+            0.0
+        };
+        for (k, &g) in members.iter().enumerate() {
+            let gl = &glyphs[g];
+            // Each op may run under its own Tz.
+            let op_scale = if gl.op_index == first.op_index {
+                sp.scale
+            } else {
+                spacing_at(model, gl.stream, gl.op_index).scale
+            };
+            let remove_kern = fitted
+                .keep_place
+                .then(|| -gl.advance * 1000.0 / (gl.font_size * op_scale));
+            let items: Vec<InsertItem> = chosen
+                .segs
+                .iter()
+                .map(|seg| match seg {
+                    Seg::Codes(c) => InsertItem::Codes(c.clone()),
+                    Seg::Space => InsertItem::Kern(
+                        -(space_w + (sp.char_spacing + sp.word_spacing) * 1000.0 / eff_size),
+                    ),
+                })
+                .collect();
+            let insert = (k == 0 && !items.is_empty()).then(|| Insert {
+                before: before.clone(),
+                items,
+                hex: chosen.switch_to.is_some() && new_font.font.is_composite(),
+                kern_after,
+                after: after.clone(),
+            });
+            actions.insert(
+                g,
+                Action {
+                    insert,
+                    remove_kern,
+                },
+            );
+        }
+        // The new text's box: from the first glyph's origin, drawn width long.
+        let (asc, desc) = ascent_descent(&new_font.font);
+        let unit = size * sp.scale;
+        let new_box = transform_rect(
+            &first.trm,
+            [
+                0.0,
+                desc * fitted.shrink,
+                drawn_w / unit,
+                asc * fitted.shrink,
+            ],
+        );
+        let old_box = members
+            .iter()
+            .map(|&g| glyphs[g].bbox)
+            .fold(m.bbox_user, union);
+        actual.record(model, m);
+        changes.push(Planned {
+            match_index: mi,
+            font_source: chosen.source,
+            font_used: chosen.name,
+            warning: chosen.warning,
+            area_user: pad(
+                if drawn_w > 0.0 {
+                    union(old_box, new_box)
+                } else {
+                    old_box
+                },
+                ink_margin(first),
+            ),
+        });
+    }
+    let streams = rewrite_ops(model, &actions, &actual).map_err(|e| ("engine_error", e))?;
+    Ok(PagePlan { streams, changes })
+}
+
+/// Advance boxes do not hold all the ink (overhangs, accents, italic slant): the change's
+/// own area reaches this far beyond them, in user space (a fifth of the em).
+fn ink_margin(g: &Glyph) -> f64 {
+    0.2 * (g.trm[2] * g.trm[2] + g.trm[3] * g.trm[3]).sqrt()
+}
+
+fn pad(b: [f64; 4], m: f64) -> [f64; 4] {
+    [b[0] - m, b[1] - m, b[2] + m, b[3] + m]
+}
+
+fn tf(name: &[u8], size: f64) -> Vec<u8> {
+    let mut out = Vec::new();
+    pdf_content::write::write_name(&mut out, name);
+    out.push(b' ');
+    pdf_content::write::write_number(&mut out, size);
+    out.extend_from_slice(b" Tf ");
+    out
+}
+
+fn tz(scale: f64) -> Vec<u8> {
+    let mut out = Vec::new();
+    pdf_content::write::write_number(&mut out, scale * 100.0);
+    out.extend_from_slice(b" Tz ");
+    out
+}
+
+fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
+    let d = font.descriptor();
+    if d.ascent > d.descent && d.ascent > 0.0 {
+        (d.ascent / 1000.0, d.descent / 1000.0)
+    } else {
+        (0.9, -0.25)
+    }
+}
+
+/// Room for the new text, in text space: up to the next glyph on the line after the match.
+fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64) -> f64 {
+    let line = &model.lines[m.line];
+    // Spaces after the phrase are room too: the next glyph that draws something.
+    let glyphs = &model.glyphs.glyphs;
+    let next = line.byte_glyph[m.end..].iter().flatten().find(|&&g| {
+        !m.glyphs.contains(&g)
+            && !glyphs[g]
+                .unicode
+                .as_deref()
+                .is_some_and(|u| u.chars().all(char::is_whitespace))
+    });
+    let Some(&next) = next else {
+        return f64::INFINITY;
+    };
+    let n = &model.glyphs.glyphs[next];
+    let dir = [first.trm[0], first.trm[1]];
+    let len = (dir[0] * dir[0] + dir[1] * dir[1]).sqrt().max(1e-9);
+    let along = ((n.trm[4] - first.trm[4]) * dir[0] + (n.trm[5] - first.trm[5]) * dir[1]) / len;
+    // User-space length per text-space unit along the baseline.
+    let per_unit = len / (first.font_size * scale).max(1e-9);
+    along / per_unit
+}
+
+/// For a delete: one space glyph next to the phrase, so no double space is left behind.
+fn tidy_space(model: &PageModel, m: &Match) -> Option<usize> {
+    let line = &model.lines[m.line];
+    let text = &line.text;
+    let after = text[m.end..].chars().next();
+    let before = text[..m.start].chars().next_back();
+    let glyph_at = |byte: usize| line.byte_glyph.get(byte).copied().flatten();
+    if after == Some(' ') && (before.is_none() || before == Some(' ')) {
+        return glyph_at(m.end);
+    }
+    let punct_after = after.is_none_or(|c| c.is_ascii_punctuation() || c == ' ');
+    if before == Some(' ') && punct_after {
+        return glyph_at(m.start - 1);
+    }
+    if after == Some(' ') {
+        return glyph_at(m.end);
+    }
+    None
+}

@@ -1,0 +1,215 @@
+//! The edit request and result, in the API's shape (see API-DECISIONS.md).
+
+/// What an edit does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditOp {
+    /// Replace the found text.
+    Replace,
+    /// Remove the found text and tidy the spacing around it.
+    Delete,
+}
+
+impl EditOp {
+    /// The API name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EditOp::Replace => "replace",
+            EditOp::Delete => "delete",
+        }
+    }
+}
+
+/// How `find` is matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MatchMode {
+    /// Exact text (default).
+    #[default]
+    Exact,
+    /// Case-insensitive.
+    Icase,
+    /// Whole words, case-sensitive.
+    Word,
+    /// A regular expression (`replace` may use `$1`…).
+    Regex,
+}
+
+/// Which match of several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Occurrence {
+    /// The nth (1-based) in reading order.
+    Nth(u32),
+    /// The first.
+    First,
+    /// The last.
+    Last,
+}
+
+/// A region of one page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    /// 1-based page.
+    pub page: u32,
+    /// `[x0, y0, x1, y1]` in top-left points; a match counts when its box lies inside.
+    pub bbox: [f64; 4],
+}
+
+/// Limits on where an edit applies.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Scope {
+    /// 1-based pages.
+    pub pages: Option<Vec<u32>>,
+    /// A region of a page.
+    pub region: Option<Region>,
+    /// Only the match nearest after this phrase (same page, reading order).
+    pub anchor: Option<String>,
+    /// Which match; default every match.
+    pub occurrence: Option<Occurrence>,
+    /// Only matches inside these spans of `read_text`.
+    pub span_ids: Option<Vec<String>>,
+}
+
+/// How a longer or shorter text is fitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fit {
+    /// Keep the size; condense to 85 %, then shrink to 80 % when there is no room.
+    #[default]
+    Auto,
+    /// Never alter size or spacing; the rest of the line shifts.
+    None,
+    /// Always scale to the old width.
+    Shrink,
+    /// Reflow the paragraph (not supported yet: reason `reflow_unsupported`).
+    Reflow,
+}
+
+/// Style overrides for the new text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Style {
+    /// A font name from the font list (not applied yet: a warning is given).
+    pub font: Option<String>,
+    /// Size in points.
+    pub size: Option<f64>,
+    /// `#RRGGBB`.
+    pub color: Option<String>,
+}
+
+/// One edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edit {
+    /// Position in the request.
+    pub index: u32,
+    /// Replace or delete.
+    pub op: EditOp,
+    /// The text to find.
+    pub find: String,
+    /// The new text (replace).
+    pub replace: String,
+    /// Match mode.
+    pub match_mode: MatchMode,
+    /// Scope.
+    pub scope: Scope,
+    /// Fitting.
+    pub fit: Fit,
+    /// Style overrides.
+    pub style: Style,
+}
+
+/// Font fallback policy (SPEC rule 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FontPolicy {
+    /// Own font, then metric twin, then look-alike.
+    #[default]
+    PreferExact,
+    /// Refuse look-alikes (`no_metric_font`).
+    MetricOnly,
+}
+
+/// Request-wide options.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EditOptions {
+    /// Font fallback policy.
+    pub font_policy: FontPolicy,
+    /// Allow editing a signed document.
+    pub break_signature: bool,
+}
+
+/// A whole edit request.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EditRequest {
+    /// The open password.
+    pub password: Option<String>,
+    /// Edits, applied in order.
+    pub edits: Vec<Edit>,
+    /// Options.
+    pub options: EditOptions,
+}
+
+/// One applied and verified change (one per match).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The edit's index in the request.
+    pub edit_index: u32,
+    /// 1-based page.
+    pub page: u32,
+    /// `replace` or `delete`.
+    pub op: EditOp,
+    /// The text that was found.
+    pub find: String,
+    /// The text drawn instead (empty for delete).
+    pub replace: String,
+    /// `exact-embedded`, `exact-declared`, `metric-twin`, `look-alike` or `none`.
+    pub font_source: &'static str,
+    /// The font's name (no subset tag).
+    pub font_used: String,
+    /// The pixel check ran and passed.
+    pub verified: bool,
+    /// Pixels that changed outside the change's own area.
+    pub collateral_pixels: u64,
+    /// Box of the change, top-left points.
+    pub bbox: [f64; 4],
+    /// PNG of the region before.
+    pub before_png: Vec<u8>,
+    /// PNG of the region after.
+    pub after_png: Vec<u8>,
+}
+
+/// An edit that was found but not applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failed {
+    /// The edit's index.
+    pub edit_index: u32,
+    /// Its op.
+    pub op: EditOp,
+    /// Stable snake_case reason.
+    pub reason: &'static str,
+    /// Human explanation.
+    pub message: String,
+}
+
+/// An edit whose text was not found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unmatched {
+    /// The edit's index.
+    pub edit_index: u32,
+    /// Its op.
+    pub op: EditOp,
+    /// What was looked for.
+    pub find: String,
+}
+
+/// The result of [`crate::edit::edit`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EditResult {
+    /// The output document.
+    pub pdf: Vec<u8>,
+    /// Applied changes.
+    pub changes: Vec<Change>,
+    /// Edits not found.
+    pub unmatched: Vec<Unmatched>,
+    /// Edits rolled back or refused.
+    pub failed: Vec<Failed>,
+    /// Warnings such as `approx_font_used`.
+    pub warnings: Vec<String>,
+    /// 1-based pages touched by applied edits.
+    pub pages_touched: Vec<u32>,
+}

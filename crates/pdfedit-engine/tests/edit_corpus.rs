@@ -1,0 +1,227 @@
+//! Replace and delete on the real-world corpus, checked with independent tools
+//! (pdftotext, pdffonts, qpdf). Prints the success rate per corpus category.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::Command;
+
+use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, Fit, MatchMode, Occurrence, Scope};
+
+/// Same letters, rotated left by one inside every word ("Amount Due" → "mountA ueD").
+fn rotate_words(s: &str) -> String {
+    s.split(' ')
+        .map(|w| {
+            let mut c: Vec<char> = w.chars().collect();
+            if c.len() > 1 {
+                c.rotate_left(1);
+            }
+            c.into_iter().collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Password arguments for a tool: qpdf wants `--password=`, poppler `-upw`/`-opw`.
+fn pw_args(cmd: &str, pw: &Password) -> Vec<String> {
+    match (cmd, pw) {
+        (_, Password::None) => vec![],
+        ("qpdf", Password::User(p) | Password::Owner(p)) => vec![format!("--password={p}")],
+        (_, Password::User(p)) => vec!["-upw".into(), p.clone()],
+        (_, Password::Owner(p)) => vec!["-opw".into(), p.clone()],
+    }
+}
+
+#[derive(Clone)]
+enum Password {
+    None,
+    User(String),
+    Owner(String),
+}
+
+thread_local! {
+    static PASSWORD: std::cell::RefCell<Password> = const { std::cell::RefCell::new(Password::None) };
+}
+
+fn tool(cmd: &str, args: &[&str], pdf: &[u8]) -> Option<(bool, String)> {
+    let pw = PASSWORD.with(|p| pw_args(cmd, &p.borrow()));
+    let mut f = tempfile();
+    f.1.write_all(pdf).ok()?;
+    let path = f.0.to_string_lossy().to_string();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(pw.iter().map(String::as_str));
+    all.push(&path);
+    if cmd == "pdftotext" {
+        all.push("-");
+    }
+    let out = Command::new(cmd).args(&all).output().ok()?;
+    let _ = std::fs::remove_file(&f.0);
+    Some((
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    ))
+}
+
+fn tempfile() -> (std::path::PathBuf, std::fs::File) {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let p = std::env::temp_dir().join(format!(
+        "pdfedit-edit-{}-{}.pdf",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let f = std::fs::File::create(&p).expect("temp file");
+    (p, f)
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn one(find: &str, replace: &str, fit: Fit) -> EditRequest {
+    EditRequest {
+        edits: vec![Edit {
+            index: 0,
+            op: EditOp::Replace,
+            find: find.into(),
+            replace: replace.into(),
+            match_mode: MatchMode::Exact,
+            scope: Scope {
+                occurrence: Some(Occurrence::First),
+                ..Scope::default()
+            },
+            fit,
+            style: Default::default(),
+        }],
+        ..EditRequest::default()
+    }
+}
+
+fn font_count(pdf: &[u8]) -> usize {
+    tool("pdffonts", &[], pdf).map_or(0, |(_, o)| o.lines().count())
+}
+
+#[test]
+fn corpus_replace_success_rate() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let Some(files) = common::corpus() else {
+        return;
+    };
+    let manifest: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(files[0].path.with_file_name("manifest.json")).expect("read"),
+    )
+    .expect("json");
+    let mut table: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    let only = std::env::var("EDIT_CORPUS_ONLY").unwrap_or_default();
+    for entry in &manifest {
+        let name = entry["file"].as_str().unwrap_or_default();
+        if !only.is_empty() && !name.contains(&only) {
+            continue;
+        }
+        let signed = entry["sig"]["signed"].as_u64().unwrap_or(0) > 0;
+        if signed {
+            continue;
+        }
+        let user = entry["user_password"].as_str().map(str::to_string);
+        let owner = entry["owner_password"].as_str().map(str::to_string);
+        let password = match (user, owner) {
+            (Some(u), _) => Password::User(u),
+            (None, Some(o)) => Password::Owner(o),
+            _ => Password::None,
+        };
+        let request_password = match &password {
+            Password::User(p) | Password::Owner(p) => Some(p.clone()),
+            Password::None => None,
+        };
+        PASSWORD.with(|p| *p.borrow_mut() = password.clone());
+        let category = name.split('-').next().unwrap_or("misc").to_string();
+        let Ok(bytes) = std::fs::read(files[0].path.with_file_name(name)) else {
+            continue;
+        };
+        let before_text = tool("pdftotext", &[], &bytes).map(|t| squash(&t.1));
+        let phrases = entry["phrases"].as_array().cloned().unwrap_or_default();
+        for phrase in phrases.iter().filter_map(|p| p.as_str()) {
+            if phrase.starts_with("OCR:") || phrase.chars().count() < 3 {
+                continue;
+            }
+            let same = rotate_words(phrase);
+            // 30 % longer, from the phrase's own letters (the subsets hold those glyphs).
+            let extra: String = rotate_words(phrase)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .take(phrase.chars().count().div_ceil(10) * 3)
+                .collect();
+            let longer = format!("{phrase} {extra}");
+            for (kind, new) in [("same", same), ("longer", longer)] {
+                let cell = table.entry(format!("{category}/{kind}")).or_default();
+                cell.1 += 1;
+                let mut req = one(phrase, &new, Fit::Auto);
+                req.password = request_password.clone();
+                let res = edit(&bytes, &req);
+                let verdict = match &res {
+                    Err(e) => format!("error {e}"),
+                    Ok(r) if !r.unmatched.is_empty() => "unmatched".into(),
+                    Ok(r) if !r.failed.is_empty() => {
+                        format!("failed {} {}", r.failed[0].reason, r.failed[0].message)
+                    }
+                    Ok(r) => check_output(&bytes, r, phrase, &new, kind, before_text.as_deref()),
+                };
+                if verdict == "ok" {
+                    cell.0 += 1;
+                } else {
+                    eprintln!("{name} [{kind}] {phrase:?}: {verdict}");
+                }
+            }
+        }
+    }
+    let (mut ok, mut total) = (0, 0);
+    eprintln!("category/case            success");
+    for (k, (o, t)) in &table {
+        eprintln!("{k:<24} {o}/{t}");
+        ok += o;
+        total += t;
+    }
+    eprintln!("overall                  {ok}/{total}");
+}
+
+fn check_output(
+    original: &[u8],
+    r: &pdfedit_engine::edit::EditResult,
+    phrase: &str,
+    new: &str,
+    kind: &str,
+    before_text: Option<&str>,
+) -> String {
+    let c = &r.changes[0];
+    if !c.verified {
+        return "not verified".into();
+    }
+    if let Some((ok, _)) = tool("qpdf", &["--check"], &r.pdf) {
+        if !ok {
+            return "qpdf --check failed".into();
+        }
+    }
+    if let (Some((_, text)), Some(before)) = (tool("pdftotext", &[], &r.pdf), before_text) {
+        let text = squash(&text);
+        let (new_s, phrase_s) = (squash(new), squash(phrase));
+        if !text.contains(&new_s) && !text.replace(' ', "").contains(&new_s.replace(' ', "")) {
+            return format!("pdftotext lacks the new text ({})", c.font_source);
+        }
+        if text.matches(&phrase_s).count() >= before.matches(&phrase_s).count()
+            && before.contains(&phrase_s)
+            && !new_s.contains(&phrase_s)
+        {
+            return "pdftotext still shows the old text".into();
+        }
+    }
+    if kind == "same"
+        && c.font_source == "exact-embedded"
+        && font_count(&r.pdf) > font_count(original)
+    {
+        return "pdffonts lists a new font".into();
+    }
+    "ok".into()
+}

@@ -1,0 +1,369 @@
+//! The `edit` export: replace and delete, converted to and from the engine's types.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use napi::bindgen_prelude::{Buffer, Either};
+use napi_derive::napi;
+use pdfedit_engine::edit as engine;
+
+/// Error codes `edit` throws with (the service's closed list).
+#[derive(Debug, Clone, Copy)]
+pub enum EditCode {
+    /// Encrypted and the password is missing or wrong.
+    DocumentEncrypted,
+    /// Not a PDF the engine can open.
+    DocumentUnsupported,
+    /// Signed and `options.break_signature` not set.
+    SignedDocument,
+    /// The request is impossible as written.
+    InvalidRequest,
+    /// Anything else, including a caught panic.
+    EngineError,
+}
+
+impl AsRef<str> for EditCode {
+    fn as_ref(&self) -> &str {
+        match self {
+            EditCode::DocumentEncrypted => "document_encrypted",
+            EditCode::DocumentUnsupported => "document_unsupported",
+            EditCode::SignedDocument => "signed_document",
+            EditCode::InvalidRequest => "invalid_request",
+            EditCode::EngineError => "engine_error",
+        }
+    }
+}
+
+type Result<T> = napi::Result<T, EditCode>;
+
+fn invalid(message: String) -> napi::Error<EditCode> {
+    napi::Error::new(EditCode::InvalidRequest, message)
+}
+
+/// A region of one page.
+#[napi(object)]
+pub struct EditRegion {
+    /// 1-based page.
+    pub page: u32,
+    /// `[x0, y0, x1, y1]` in top-left points.
+    #[napi(js_name = "box")]
+    pub bbox: Vec<f64>,
+}
+
+/// Where an edit applies.
+#[napi(object)]
+pub struct EditScope {
+    /// 1-based pages.
+    pub pages: Option<Vec<u32>>,
+    /// A region; a match counts when its box lies inside.
+    pub region: Option<EditRegion>,
+    /// Only the match nearest after this phrase on the same page.
+    pub anchor: Option<String>,
+    /// n ≥ 1, `'first'` or `'last'`.
+    pub occurrence: Option<Either<u32, String>>,
+    /// Span ids from `readText` of the same document.
+    #[napi(js_name = "span_ids")]
+    pub span_ids: Option<Vec<String>>,
+}
+
+/// Style overrides (accepted; not applied yet, warning `style_not_applied`).
+#[napi(object)]
+pub struct EditStyle {
+    /// Font name from the font list.
+    pub font: Option<String>,
+    /// Size in points.
+    pub size: Option<f64>,
+    /// `#RRGGBB`.
+    pub color: Option<String>,
+}
+
+/// One edit.
+#[napi(object)]
+pub struct EditSpec {
+    /// Position in the request (reported back in results).
+    pub index: u32,
+    /// `'replace'` or `'delete'`.
+    pub op: String,
+    /// Text to find.
+    pub find: String,
+    /// New text (replace).
+    pub replace: Option<String>,
+    /// `'exact'` (default), `'icase'`, `'word'` or `'regex'`.
+    #[napi(js_name = "match")]
+    pub match_mode: Option<String>,
+    /// Scope.
+    pub scope: Option<EditScope>,
+    /// `'auto'` (default), `'none'`, `'shrink'` or `'reflow'`.
+    pub fit: Option<String>,
+    /// Style overrides.
+    pub style: Option<EditStyle>,
+}
+
+/// Request-wide options.
+#[napi(object)]
+pub struct EditOptions {
+    /// `'prefer_exact'` (default) or `'metric_only'`.
+    #[napi(js_name = "font_policy")]
+    pub font_policy: Option<String>,
+    /// Allow editing a signed document.
+    #[napi(js_name = "break_signature")]
+    pub break_signature: Option<bool>,
+}
+
+/// The edit request.
+#[napi(object)]
+pub struct EditRequest {
+    /// Open password.
+    pub password: Option<String>,
+    /// Edits in order.
+    pub edits: Vec<EditSpec>,
+    /// Options.
+    pub options: Option<EditOptions>,
+}
+
+/// One applied, verified change.
+#[napi(object)]
+pub struct EditChange {
+    /// The edit's index.
+    #[napi(js_name = "edit_index")]
+    pub edit_index: u32,
+    /// 1-based page.
+    pub page: u32,
+    /// `replace` or `delete`.
+    pub op: String,
+    /// Text found.
+    pub find: String,
+    /// Text drawn instead (empty for delete).
+    pub replace: String,
+    /// `exact-embedded`, `exact-declared`, `metric-twin`, `look-alike` or `none`.
+    #[napi(js_name = "font_source")]
+    pub font_source: String,
+    /// Font name.
+    #[napi(js_name = "font_used")]
+    pub font_used: String,
+    /// The pixel check ran and passed.
+    pub verified: bool,
+    /// Pixels changed outside the change's area.
+    #[napi(js_name = "collateral_pixels")]
+    pub collateral_pixels: f64,
+    /// `[x0, y0, x1, y1]` top-left points.
+    #[napi(js_name = "box")]
+    pub bbox: Vec<f64>,
+    /// PNG of the region before (≤ 200 KB).
+    #[napi(js_name = "before_png")]
+    pub before_png: Buffer,
+    /// PNG of the region after (≤ 200 KB).
+    #[napi(js_name = "after_png")]
+    pub after_png: Buffer,
+}
+
+/// An edit whose text was not found.
+#[napi(object)]
+pub struct EditUnmatched {
+    /// The edit's index.
+    #[napi(js_name = "edit_index")]
+    pub edit_index: u32,
+    /// Its op.
+    pub op: String,
+    /// What was looked for.
+    pub find: String,
+}
+
+/// An edit found but not applied.
+#[napi(object)]
+pub struct EditFailed {
+    /// The edit's index.
+    #[napi(js_name = "edit_index")]
+    pub edit_index: u32,
+    /// Its op.
+    pub op: String,
+    /// Stable snake_case reason.
+    pub reason: String,
+    /// Explanation.
+    pub message: String,
+}
+
+/// The edit result.
+#[napi(object)]
+pub struct EditResult {
+    /// The output PDF.
+    pub pdf: Buffer,
+    /// Applied changes.
+    pub changes: Vec<EditChange>,
+    /// Edits not found.
+    pub unmatched: Vec<EditUnmatched>,
+    /// Edits rolled back or refused.
+    pub failed: Vec<EditFailed>,
+    /// Warnings such as `approx_font_used`.
+    pub warnings: Vec<String>,
+    /// 1-based pages touched by applied edits.
+    #[napi(js_name = "pages_touched")]
+    pub pages_touched: Vec<u32>,
+}
+
+fn convert_edit(e: EditSpec) -> Result<engine::Edit> {
+    let op = match e.op.as_str() {
+        "replace" => engine::EditOp::Replace,
+        "delete" => engine::EditOp::Delete,
+        other => return Err(invalid(format!("edit {}: unknown op {other:?}", e.index))),
+    };
+    let match_mode = match e.match_mode.as_deref().unwrap_or("exact") {
+        "exact" => engine::MatchMode::Exact,
+        "icase" => engine::MatchMode::Icase,
+        "word" => engine::MatchMode::Word,
+        "regex" => engine::MatchMode::Regex,
+        other => {
+            return Err(invalid(format!(
+                "edit {}: unknown match {other:?}",
+                e.index
+            )))
+        }
+    };
+    let fit = match e.fit.as_deref().unwrap_or("auto") {
+        "auto" => engine::Fit::Auto,
+        "none" => engine::Fit::None,
+        "shrink" => engine::Fit::Shrink,
+        "reflow" => engine::Fit::Reflow,
+        other => return Err(invalid(format!("edit {}: unknown fit {other:?}", e.index))),
+    };
+    let scope = match e.scope {
+        None => engine::Scope::default(),
+        Some(s) => engine::Scope {
+            pages: s.pages,
+            region: s
+                .region
+                .map(|r| match r.bbox.as_slice() {
+                    [a, b, c, d] if [a, b, c, d].iter().all(|v| v.is_finite()) => {
+                        Ok(engine::Region {
+                            page: r.page,
+                            bbox: [*a, *b, *c, *d],
+                        })
+                    }
+                    _ => Err(invalid("scope.region.box must be [x0, y0, x1, y1]".into())),
+                })
+                .transpose()?,
+            anchor: s.anchor,
+            occurrence: match s.occurrence {
+                None => None,
+                Some(Either::A(0)) => return Err(invalid("scope.occurrence must be ≥ 1".into())),
+                Some(Either::A(n)) => Some(engine::Occurrence::Nth(n)),
+                Some(Either::B(s)) if s == "first" => Some(engine::Occurrence::First),
+                Some(Either::B(s)) if s == "last" => Some(engine::Occurrence::Last),
+                Some(Either::B(s)) => {
+                    return Err(invalid(format!("unknown scope.occurrence {s:?}")))
+                }
+            },
+            span_ids: s.span_ids,
+        },
+    };
+    let style = e
+        .style
+        .map_or_else(engine::Style::default, |s| engine::Style {
+            font: s.font,
+            size: s.size,
+            color: s.color,
+        });
+    Ok(engine::Edit {
+        index: e.index,
+        op,
+        find: e.find,
+        replace: e.replace.unwrap_or_default(),
+        match_mode,
+        scope,
+        fit,
+        style,
+    })
+}
+
+fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
+    let options = r.options.map_or(Ok(engine::EditOptions::default()), |o| {
+        let font_policy = match o.font_policy.as_deref().unwrap_or("prefer_exact") {
+            "prefer_exact" => engine::FontPolicy::PreferExact,
+            "metric_only" => engine::FontPolicy::MetricOnly,
+            other => return Err(invalid(format!("unknown font_policy {other:?}"))),
+        };
+        Ok(engine::EditOptions {
+            font_policy,
+            break_signature: o.break_signature.unwrap_or(false),
+        })
+    })?;
+    Ok(engine::EditRequest {
+        password: r.password,
+        edits: r
+            .edits
+            .into_iter()
+            .map(convert_edit)
+            .collect::<Result<_>>()?,
+        options,
+    })
+}
+
+fn convert_result(r: engine::EditResult) -> EditResult {
+    EditResult {
+        pdf: Buffer::from(r.pdf),
+        changes: r
+            .changes
+            .into_iter()
+            .map(|c| EditChange {
+                edit_index: c.edit_index,
+                page: c.page,
+                op: c.op.as_str().into(),
+                find: c.find,
+                replace: c.replace,
+                font_source: c.font_source.into(),
+                font_used: c.font_used,
+                verified: c.verified,
+                collateral_pixels: c.collateral_pixels as f64,
+                bbox: c.bbox.to_vec(),
+                before_png: Buffer::from(c.before_png),
+                after_png: Buffer::from(c.after_png),
+            })
+            .collect(),
+        unmatched: r
+            .unmatched
+            .into_iter()
+            .map(|u| EditUnmatched {
+                edit_index: u.edit_index,
+                op: u.op.as_str().into(),
+                find: u.find,
+            })
+            .collect(),
+        failed: r
+            .failed
+            .into_iter()
+            .map(|f| EditFailed {
+                edit_index: f.edit_index,
+                op: f.op.as_str().into(),
+                reason: f.reason.into(),
+                message: f.message,
+            })
+            .collect(),
+        warnings: r.warnings,
+        pages_touched: r.pages_touched,
+    }
+}
+
+fn to_js_error(err: engine::EditError) -> napi::Error<EditCode> {
+    use pdfedit_engine::Error as E;
+    let code = match &err {
+        engine::EditError::SignedDocument => EditCode::SignedDocument,
+        engine::EditError::Engine(E::Encrypted) => EditCode::DocumentEncrypted,
+        engine::EditError::Engine(E::Unsupported(_)) => EditCode::DocumentUnsupported,
+        engine::EditError::Engine(E::InvalidRequest(_)) => EditCode::InvalidRequest,
+        engine::EditError::Engine(E::Engine(_)) => EditCode::EngineError,
+    };
+    napi::Error::new(code, err.to_string())
+}
+
+/// Replaces and deletes text in the document's own fonts; every change is verified by
+/// rendering and rolled back (into `failed`) when anything else on the page moved.
+#[napi]
+pub fn edit(pdf: Buffer, request: EditRequest) -> Result<EditResult> {
+    let request = convert_request(request)?;
+    match catch_unwind(AssertUnwindSafe(|| engine::edit(&pdf, &request))) {
+        Ok(result) => result.map(convert_result).map_err(to_js_error),
+        Err(_) => Err(napi::Error::new(
+            EditCode::EngineError,
+            "the engine crashed on this document".to_string(),
+        )),
+    }
+}
