@@ -25,6 +25,36 @@ function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/**
+ * Lingering close: reads and discards what the client is still sending (bounded in bytes
+ * and time) before the 413 goes out with Connection: close. Closing at once while the
+ * client writes makes its socket reset before it can read the answer.
+ */
+function drain(body: Readable, maxBytes: number, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (body.readableEnded || body.destroyed) return resolve();
+    let seen = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      body.off('data', onData);
+      body.off('end', finish);
+      body.off('error', finish);
+      body.off('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) finish();
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    body.on('data', onData);
+    body.once('end', finish);
+    body.once('error', finish);
+    body.once('close', finish);
+    body.resume();
+  });
+}
+
 function notFound(fileId: string): ApiError {
   return new ApiError('not_found', `No file "${fileId}".`, {
     hint: 'Files expire after 24 hours and are visible only to their own account and key mode.',
@@ -155,8 +185,12 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
       const blobKey = `${file.id}-${randomBase62(8)}`;
       const stored = await fastify.blobs
         .put(blobKey, body, { maxBytes: file.max_bytes })
-        .catch((err: unknown) => {
-          throw err instanceof ApiError && err.code === 'too_large' ? tooLarge : err;
+        .catch(async (err: unknown) => {
+          if (err instanceof ApiError && err.code === 'too_large') {
+            await drain(body, Math.max(file.max_bytes, 64 * 1024 * 1024), 5_000);
+            throw tooLarge;
+          }
+          throw err;
         });
       if (stored.size === 0) {
         await fastify.blobs.delete(blobKey);

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../domain/api-error.js';
 import { assertBlobKey, type BlobPutResult, type BlobReadResult, type BlobStore } from './blobs.js';
@@ -59,10 +59,20 @@ export class DiskBlobStore implements BlobStore {
       },
     });
     const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+    // pipe(), not pipeline(), from the source: a failure here unpipes the source but does
+    // not destroy it, so the caller can still drain an over-long request before answering.
+    const input = new PassThrough();
+    source.once('error', (err) => input.destroy(err));
+    // A client that goes away mid-upload may only close; pipe() would not pass that on.
+    source.once('close', () => {
+      if (!source.readableEnded) input.destroy(new Error('upload aborted before its end'));
+    });
+    source.pipe(input);
     try {
-      await pipeline(source, meter, createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      await pipeline(input, meter, createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
       await rename(temp, target);
     } catch (err) {
+      source.unpipe(input);
       await unlink(temp).catch(() => {});
       throw err;
     }
