@@ -68,13 +68,15 @@ pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError
     // document, and encrypt the output again with the same security handler and keys.
     let (doc, protection) = if info.encrypted {
         let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
-        let doc = Document::load_mem_with_options(bytes, options)
-            .map_err(|e| Error::Unsupported(e.to_string()))?;
-        let state = doc.encryption_state.clone();
-        if state.is_none() {
-            return Err(Error::Unsupported("unsupported security handler".into()).into());
-        }
-        (doc, state)
+        let loaded = Document::load_mem_with_options(bytes, options)
+            .ok()
+            .and_then(|d| d.encryption_state.clone().map(|s| (d, s)));
+        // PDFium opened it with this password, so the password is right: what is missing
+        // is our writer's support for this security handler. Refuse per edit, as data.
+        let Some((doc, state)) = loaded else {
+            return Ok(refuse_all(bytes, request, "encryption_unsupported"));
+        };
+        (doc, Some(state))
     } else {
         let doc = Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?;
         (doc, None)
@@ -121,6 +123,25 @@ pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError
     };
     result.warnings.dedup();
     Ok(result)
+}
+
+/// Every edit in `failed[]` with `reason`, the document unchanged.
+fn refuse_all(bytes: &[u8], request: &EditRequest, reason: &'static str) -> EditResult {
+    let failed = request
+        .edits
+        .iter()
+        .map(|e| Failed {
+            edit_index: e.index,
+            op: e.op,
+            reason,
+            message: "this document's encryption cannot be written back yet".into(),
+        })
+        .collect();
+    EditResult {
+        pdf: bytes.to_vec(),
+        failed,
+        ..EditResult::default()
+    }
 }
 
 fn save(doc: &Document) -> Result<Vec<u8>, Error> {
