@@ -280,15 +280,20 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64) -> f64 {
                 .as_deref()
                 .is_some_and(|u| u.chars().all(char::is_whitespace))
     });
-    let Some(&next) = next else {
-        return f64::INFINITY;
-    };
-    let n = &model.glyphs.glyphs[next];
     let dir = [first.trm[0], first.trm[1]];
     let len = (dir[0] * dir[0] + dir[1] * dir[1]).sqrt().max(1e-9);
-    let along = ((n.trm[4] - first.trm[4]) * dir[0] + (n.trm[5] - first.trm[5]) * dir[1]) / len;
     // User-space length per text-space unit along the baseline.
     let per_unit = len / (first.font_size * scale).max(1e-9);
+    let Some(&next) = next else {
+        // Nothing after it on the line: the room ends at the page edge.
+        let unit = [dir[0] / len, dir[1] / len];
+        return model
+            .geom
+            .distance_to_edge(first.trm[4], first.trm[5], unit)
+            / per_unit;
+    };
+    let n = &model.glyphs.glyphs[next];
+    let along = ((n.trm[4] - first.trm[4]) * dir[0] + (n.trm[5] - first.trm[5]) * dir[1]) / len;
     along / per_unit
 }
 

@@ -172,6 +172,24 @@ impl PageGeom {
         }
     }
 
+    /// How far from user-space point `(x, y)` along unit vector `dir` the visible page
+    /// ends (text drawn beyond it is cut off and extracts as nothing).
+    pub fn distance_to_edge(&self, x: f64, y: f64, dir: [f64; 2]) -> f64 {
+        let (right, top) = (self.left + self.width, self.bottom + self.height);
+        let mut t = f64::INFINITY;
+        if dir[0] > 1e-9 {
+            t = t.min((right - x) / dir[0]);
+        } else if dir[0] < -1e-9 {
+            t = t.min((self.left - x) / dir[0]);
+        }
+        if dir[1] > 1e-9 {
+            t = t.min((top - y) / dir[1]);
+        } else if dir[1] < -1e-9 {
+            t = t.min((self.bottom - y) / dir[1]);
+        }
+        t.max(0.0)
+    }
+
     fn point(&self, x: f64, y: f64) -> (f64, f64) {
         let u = x - self.left;
         let v = self.height - (y - self.bottom);
