@@ -57,6 +57,8 @@ pub(crate) fn plan_page(
     let mut actions: HashMap<usize, Action> = HashMap::new();
     let mut changes = Vec::new();
     let mut actual = ActualTexts::default();
+    let mut new_boxes: Vec<[f64; 4]> = Vec::new();
+    let mut edited: Vec<usize> = Vec::new();
     for (mi, m) in matches.iter().enumerate() {
         let mut members = m.glyphs.clone();
         if edit.op == EditOp::Delete {
@@ -213,6 +215,10 @@ pub(crate) fn plan_page(
             .iter()
             .map(|&g| glyphs[g].bbox)
             .fold(m.bbox_user, union);
+        if drawn_w > 0.0 {
+            new_boxes.push(new_box);
+        }
+        edited.extend(members.iter().copied());
         actual.record(model, m);
         changes.push(Planned {
             match_index: mi,
@@ -229,8 +235,45 @@ pub(crate) fn plan_page(
             ),
         });
     }
+    if let Some(hit) = collision(glyphs, &new_boxes, &edited) {
+        return Err((
+            "collateral_change",
+            format!("the new text would overlap other text on the page (\"{hit}\")"),
+        ));
+    }
     let streams = rewrite_ops(model, &actions, &actual).map_err(|e| ("engine_error", e))?;
     Ok(PagePlan { streams, changes })
+}
+
+/// The middle of a box: a glyph's ink sits well inside its ascent-descent box, and
+/// neighbouring lines' boxes may touch, so only the cores of two boxes must not meet.
+fn core(b: [f64; 4]) -> [f64; 4] {
+    let (w, h) = (b[2] - b[0], b[3] - b[1]);
+    [
+        b[0] + 0.1 * w,
+        b[1] + 0.25 * h,
+        b[2] - 0.1 * w,
+        b[3] - 0.3 * h,
+    ]
+}
+
+/// New text drawn over other visible text collides with it, even though no pixel outside
+/// the change's own area moves (the pixel check cannot see inside that area): the first
+/// glyph hit, or None.
+fn collision(glyphs: &[Glyph], new_boxes: &[[f64; 4]], edited: &[usize]) -> Option<String> {
+    for nb in new_boxes.iter().map(|b| core(*b)) {
+        for (i, g) in glyphs.iter().enumerate() {
+            let blank = g.unicode.as_deref().is_none_or(|u| u.trim().is_empty());
+            if blank || g.render_mode == 3 || edited.contains(&i) {
+                continue;
+            }
+            let gb = core(g.bbox);
+            if gb[0] < nb[2] && nb[0] < gb[2] && gb[1] < nb[3] && nb[1] < gb[3] {
+                return Some(g.unicode.clone().unwrap_or_default());
+            }
+        }
+    }
+    None
 }
 
 /// Advance boxes do not hold all the ink (overhangs, accents, italic slant): the change's
