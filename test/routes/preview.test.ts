@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
 import { corpus, corpusPath, pngSize } from '../helpers/corpus.js';
+import { startCorpusApp } from '../helpers/corpus-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
 import { type FileServer, serveFiles } from '../helpers/serve.js';
 
@@ -15,9 +16,7 @@ describe.skipIf(!HAVE_CORPUS)('POST /v1/preview', () => {
   let files: FileServer;
   const entries = corpus();
   beforeAll(async () => {
-    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
-    key = await t.newKey();
-    files = await serveFiles(Object.fromEntries(entries.map((e) => [e.file, corpusPath(e.file)])));
+    ({ t, key, files } = await startCorpusApp());
   });
   afterAll(async () => {
     await files?.close();

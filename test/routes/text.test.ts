@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
 import { corpus, corpusPath, pdftotext, pdftotextAvailable, wordOverlap, words } from '../helpers/corpus.js';
+import { startCorpusApp } from '../helpers/corpus-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
 import { type FileServer, serveFiles } from '../helpers/serve.js';
 
@@ -38,9 +39,7 @@ describe.skipIf(!HAVE_CORPUS)('POST /v1/text on the corpus (../shared/corpus)', 
   let key: string;
   let files: FileServer;
   beforeAll(async () => {
-    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
-    key = await t.newKey();
-    files = await serveFiles(Object.fromEntries(entries.map((e) => [e.file, corpusPath(e.file)])));
+    ({ t, key, files } = await startCorpusApp());
   });
   afterAll(async () => {
     await files?.close();

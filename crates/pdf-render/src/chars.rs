@@ -64,25 +64,11 @@ pub(crate) fn chars_of(page: &PdfPage, transform: &PageTransform) -> Result<Vec<
             let generated = c.is_generated().unwrap_or(false);
             let bbox = c
                 .tight_bounds()
-                .map(|r| {
-                    transform.rect(
-                        r.left().value,
-                        r.bottom().value,
-                        r.right().value,
-                        r.top().value,
-                    )
-                })
+                .map(|r| transform.pdf_rect(&r))
                 .unwrap_or_default();
             let advance_box = c
                 .loose_bounds()
-                .map(|r| {
-                    transform.rect(
-                        r.left().value,
-                        r.bottom().value,
-                        r.right().value,
-                        r.top().value,
-                    )
-                })
+                .map(|r| transform.pdf_rect(&r))
                 .unwrap_or(bbox);
             let origin = c
                 .origin()

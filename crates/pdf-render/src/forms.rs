@@ -91,14 +91,7 @@ impl Document<'_> {
                 let Some(name) = field.name() else { continue };
                 let bbox = annotation
                     .bounds()
-                    .map(|r| {
-                        transform.rect(
-                            r.left().value,
-                            r.bottom().value,
-                            r.right().value,
-                            r.top().value,
-                        )
-                    })
+                    .map(|r| transform.pdf_rect(&r))
                     .map_err(|e| Error::pdfium("reading a widget box", e))
                     .unwrap_or_default();
                 let (kind, value, options) = describe(field);

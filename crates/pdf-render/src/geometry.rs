@@ -97,6 +97,16 @@ impl PageTransform {
         Rect::from_corners(ax, ay, bx, by)
     }
 
+    /// A rectangle as PDFium reports it (character, widget bounds) to a displayed box.
+    pub(crate) fn pdf_rect(&self, r: &pdfium_render::prelude::PdfRect) -> Rect {
+        self.rect(
+            r.left().value,
+            r.bottom().value,
+            r.right().value,
+            r.top().value,
+        )
+    }
+
     /// Converts PDFium's character angle to degrees counter-clockwise as displayed.
     ///
     /// PDFium computes `atan2(c, a)` of the glyph matrix, which is the rotation measured

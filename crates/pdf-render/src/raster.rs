@@ -62,11 +62,7 @@ impl Document<'_> {
             .map_err(|e| Error::pdfium("allocating a bitmap", e))?;
         page.render_into_bitmap_with_config(&mut bitmap, &config)
             .map_err(|e| Error::pdfium("rendering a page", e))?;
-        let rgba = bitmap.as_rgba_bytes();
-        let pixels = rgba
-            .chunks_exact(4)
-            .flat_map(|p| [p[0], p[1], p[2]])
-            .collect();
+        let pixels = crate::render::rgb_pixels(&bitmap);
         Ok(Raster {
             width: u32::try_from(width).unwrap_or(1),
             height: u32::try_from(height).unwrap_or(1),

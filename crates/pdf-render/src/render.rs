@@ -113,11 +113,7 @@ fn render_region(page: &PdfPage, region: Rect, page_w: f32, ppp: f32) -> Result<
         .render_annotations(true);
     page.render_into_bitmap_with_config(&mut bitmap, &config)
         .map_err(|e| Error::pdfium("rendering a page", e))?;
-    let rgba = bitmap.as_rgba_bytes();
-    let pixels = rgba
-        .chunks_exact(4)
-        .flat_map(|p| [p[0], p[1], p[2]])
-        .collect();
+    let pixels = rgb_pixels(&bitmap);
     Ok(RgbImage {
         width: u32::try_from(out_w).unwrap_or(1),
         height: u32::try_from(out_h).unwrap_or(1),
@@ -126,6 +122,15 @@ fn render_region(page: &PdfPage, region: Rect, page_w: f32, ppp: f32) -> Result<
 }
 
 /// Semi-transparent yellow fill with a thin orange outline, like a highlighter pen.
+/// The bitmap's pixels as packed RGB (the alpha of a white-cleared page carries nothing).
+pub(crate) fn rgb_pixels(bitmap: &PdfBitmap) -> Vec<u8> {
+    bitmap
+        .as_rgba_bytes()
+        .chunks_exact(4)
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect()
+}
+
 fn draw_highlight(img: &mut RgbImage, h: &Rect, region: Rect, ppp: f32) {
     const FILL: [u8; 3] = [255, 230, 0];
     const FILL_ALPHA: u32 = 90; // of 255
