@@ -10,11 +10,14 @@ import errors from './plugins/app/errors.js';
 import rateLimit from './plugins/app/rate-limit.js';
 import requestId from './plugins/app/request-id.js';
 import retention from './plugins/app/retention.js';
+import jobsPlugin from './queue/plugin.js';
 import account from './routes/account.js';
+import batch from './routes/batch.js';
 import docs from './routes/docs.js';
 import edit from './routes/edit.js';
 import files from './routes/files.js';
 import health from './routes/health.js';
+import jobRoutes from './routes/jobs.js';
 import preview from './routes/preview.js';
 import source from './routes/source.js';
 import text from './routes/text.js';
@@ -39,7 +42,10 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(files);
   await fastify.register(text);
   await fastify.register(preview);
+  await fastify.register(jobsPlugin);
   await fastify.register(edit);
+  await fastify.register(batch);
+  await fastify.register(jobRoutes);
   await fastify.register(account);
   await fastify.register(source);
 }

@@ -41,9 +41,35 @@ export interface Config {
   /** Multiplies every plan's requests per minute (RATE_LIMIT_FACTOR, default 1). Test suites
    * that send many requests with one key raise it; the rate-limit tests keep 1. */
   rateLimitFactor: number;
+  /** Jobs, batches and webhooks (src/queue/, src/net/webhooks.ts). */
+  jobs: JobsConfig;
   /** The service's clock (epoch ms). Retention and metering read time through it, so tests
    * can move it (assign `config.now`); production never changes it. */
   now: () => number;
+}
+
+export interface JobsConfig {
+  /** Prefix of the BullMQ keys in Redis (QUEUE_PREFIX); tests isolate by it. */
+  queuePrefix: string;
+  /** Jobs this process runs at once (JOB_WORKERS; default ENGINE_THREADS). 0: the API
+   * process only queues, `pdfedit worker` processes run the jobs. */
+  workers: number;
+  /** A running job or batch record is owned for this long, renewed while it runs; a
+   * worker that dies (SIGKILL) loses it after this and another worker resumes the work. */
+  leaseMs: number;
+  /** How often unfinished jobs in the database are checked against the queue. */
+  reconcileMs: number;
+  /** Doorbells per batch: how many workers (threads or processes) share one batch. */
+  batchShards: number;
+  /** Grace on SIGTERM for running jobs before their leases are released (WORKER_GRACE_MS). */
+  shutdownGraceMs: number;
+  /** Records of a batch given by records_url: cap on the CSV's size. */
+  csvMaxBytes: number;
+  webhookTimeoutMs: number;
+  /** How often due webhook deliveries are looked for. */
+  webhookPollMs: number;
+  /** Job records are kept this long (SPEC: 30 days). */
+  retentionMs: number;
 }
 
 export interface S3Config {
@@ -136,6 +162,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     s3: s3Config(env),
     rateLimitPrefix: env.RATE_LIMIT_PREFIX || 'pdfedit:rl:',
     rateLimitFactor: Math.max(1, int(env, 'RATE_LIMIT_FACTOR', 1)),
+    jobs: {
+      queuePrefix: env.QUEUE_PREFIX || 'pdfedit',
+      workers: int(env, 'JOB_WORKERS', int(env, 'ENGINE_THREADS', 2)),
+      leaseMs: Math.max(1_000, int(env, 'JOB_LEASE_MS', 30_000)),
+      reconcileMs: Math.max(100, int(env, 'JOB_RECONCILE_MS', 15_000)),
+      batchShards: Math.max(1, int(env, 'BATCH_SHARDS', 4)),
+      shutdownGraceMs: int(env, 'WORKER_GRACE_MS', 20_000),
+      csvMaxBytes: int(env, 'CSV_MAX_BYTES', 20 * 1024 * 1024),
+      webhookTimeoutMs: Math.max(100, int(env, 'WEBHOOK_TIMEOUT_MS', 10_000)),
+      webhookPollMs: Math.max(50, int(env, 'WEBHOOK_POLL_MS', 5_000)),
+      retentionMs: 30 * 24 * 60 * 60 * 1000,
+    },
     now: Date.now,
   };
 }

@@ -2,7 +2,12 @@ import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { ACCOUNT_PLANS, isAccountPlan } from '../billing/plans.js';
 import { loadConfig } from '../config.js';
-import { ensureAccount, findAccountByEmail, getWebhookSecret } from '../domain/accounts.js';
+import {
+  ensureAccount,
+  findAccountByEmail,
+  getWebhookSecret,
+  rotateWebhookSecret,
+} from '../domain/accounts.js';
 import { ApiError } from '../domain/api-error.js';
 import { createKey, revokeKey } from '../domain/api-keys.js';
 import { migrateToLatest, openDatabase } from '../store/db.js';
@@ -15,8 +20,9 @@ export const ADMIN_USAGE = `Usage:
       moving it to PLAN (${ACCOUNT_PLANS.join(', ')}). The key is the last line of output.
   pdfedit admin revoke-key KEY_OR_ID
       Revoke a key, given as the key itself or its key_… id.
-  pdfedit admin webhook-secret --email EMAIL
-      Print the secret that signs the account's job webhooks (last line of output).
+  pdfedit admin webhook-secret --email EMAIL [--rotate]
+      Print the secret that signs the account's job webhooks (last line of output);
+      --rotate replaces it first (deliveries from then on are signed with the new one).
 
 Reads DATA_DIR / DATABASE_URL like the server; migrates the database if needed.`;
 
@@ -86,11 +92,19 @@ async function revokeKeyCommand(args: string[], io: CliIo): Promise<number> {
 }
 
 async function webhookSecretCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args, options: { email: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { email: { type: 'string' }, rotate: { type: 'boolean', default: false } },
+    strict: true,
+  });
   const email = values.email;
   if (!email) throw new UsageError('webhook-secret needs --email');
   return withDatabase(io, async (db) => {
     const account = await findAccountByEmail(db, email);
+    if (account && values.rotate) {
+      await rotateWebhookSecret(db, account.id);
+      io.out(`rotated the webhook secret of ${account.id}; receivers must use the new one:`);
+    }
     const secret = account && (await getWebhookSecret(db, account.id));
     if (!account || !secret) {
       io.err(`pdfedit: no account for ${email}`);

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ADMIN_USAGE, runAdmin } from './admin.js';
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, processIo } from './io.js';
+import { runWorker, WORKER_USAGE } from './worker.js';
 
 export const USAGE = `pdfedit: command-line tool of the pdfedit service.
 
@@ -10,14 +11,18 @@ Usage: pdfedit <command> [options]
 
 Commands:
   admin    Manage accounts and API keys (pdfedit admin --help)
+  worker   Run job workers without the HTTP server
 
 Options:
   -h, --help   Show this help
 
-${ADMIN_USAGE}`;
+${ADMIN_USAGE}
+
+${WORKER_USAGE}`;
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
   admin: runAdmin,
+  worker: runWorker,
 };
 
 /** Runs the CLI on `argv` (without node and script) and returns the exit code. */

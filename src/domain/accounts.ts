@@ -82,3 +82,10 @@ export async function getWebhookSecret(db: Kysely<Database>, accountId: string):
     .executeTakeFirst();
   return row?.webhook_secret;
 }
+
+/** Replaces the account's webhook secret (a leaked one stops working at once); returns the new one. */
+export async function rotateWebhookSecret(db: Kysely<Database>, accountId: string): Promise<string> {
+  const secret = `whsec_${randomBase62(24)}`;
+  await db.updateTable('accounts').set({ webhook_secret: secret }).where('id', '=', accountId).execute();
+  return secret;
+}

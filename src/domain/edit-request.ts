@@ -68,20 +68,9 @@ export function toEngineEdits(edits: Edit[], pageCount: number): EngineEdit[] {
   });
 }
 
-/** Options the deployment cannot honour yet are refused, not silently dropped. */
+/** Options the deployment cannot honour yet are refused, not silently dropped. (async and
+ * webhook_url make the edit a job: src/routes/edit.ts.) */
 export function checkOptions(options: EditOptions | undefined): void {
-  if (options?.async) {
-    throw new ApiError(
-      'invalid_request',
-      'options.async: asynchronous jobs are not available on this deployment yet.',
-      {
-        hint: 'Send the edit synchronously (omit options.async).',
-      },
-    );
-  }
-  if (options?.webhook_url) {
-    throw new ApiError('invalid_request', 'options.webhook_url needs asynchronous jobs, not available yet.');
-  }
   if (options?.ocr) {
     throw new ApiError(
       'invalid_request',

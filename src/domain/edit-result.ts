@@ -24,7 +24,7 @@ export function editStatus(result: Pick<EngineEditResult, 'changes' | 'unmatched
  * with their source) and builds the result body of SPEC "Edit result".
  */
 export async function buildEditResult(
-  fastify: FastifyInstance,
+  fastify: Pick<FastifyInstance, 'config' | 'db' | 'blobs'>,
   owner: FileOwner,
   sourceFileId: string | undefined,
   result: EngineEditResult,

@@ -31,7 +31,7 @@ export interface SafeFetchResult {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** Marks the refusal raised inside the connect-time lookup, so it can be told from I/O errors. */
-class ForbiddenAddressError extends Error {
+export class ForbiddenAddressError extends Error {
   override readonly name = 'ForbiddenAddressError';
 }
 
@@ -45,7 +45,7 @@ function upstream(message: string, cause?: unknown): ApiError {
  * the check and to 127.0.0.1 for the connection (DNS rebinding, no TOCTOU gap).
  * Every resolved address must pass, not just the first: Happy Eyeballs may try any of them.
  */
-function guardedLookup(forbidden: (ip: string) => boolean) {
+export function guardedLookup(forbidden: (ip: string) => boolean) {
   return (
     hostname: string,
     options: dns.LookupOptions,
@@ -69,7 +69,7 @@ function guardedLookup(forbidden: (ip: string) => boolean) {
 }
 
 /** Scheme, userinfo and IP-literal checks of one hop, before any socket is opened. */
-function checkUrl(raw: string, forbidden: (ip: string) => boolean, base?: URL): URL {
+export function checkUrl(raw: string, forbidden: (ip: string) => boolean, base?: URL): URL {
   let url: URL;
   try {
     url = new URL(raw, base);

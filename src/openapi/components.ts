@@ -4,8 +4,9 @@ import { MAX_KEY_LENGTH } from '../domain/idempotency.js';
 import { PreviewBody } from '../routes/preview.js';
 import { TextBody } from '../routes/text.js';
 import { LimitsResponse, UsageResponse } from '../schemas/account.js';
+import { BatchBody } from '../schemas/batch.js';
 import { Box, Source } from '../schemas/common.js';
-import { EditBody, EditOptions, Edits } from '../schemas/edit.js';
+import { EditBody } from '../schemas/edit.js';
 import { FileReservation } from '../schemas/files.js';
 
 /**
@@ -77,21 +78,6 @@ const Job = Type.Object({
   changes_count: Type.Integer(),
   progress: Type.Object({ done: Type.Integer(), total: Type.Integer() }),
 });
-
-const BatchBody = Type.Object(
-  {
-    template: Source,
-    edits: Edits,
-    records: Type.Optional(
-      Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]))),
-    ),
-    records_url: Type.Optional(
-      Type.String({ description: 'CSV with a header row naming the placeholders.' }),
-    ),
-    options: Type.Optional(EditOptions),
-  },
-  { additionalProperties: false, description: 'One of records or records_url.' },
-);
 
 export const schemas = {
   Error: ErrorEnvelope,

@@ -1,20 +1,21 @@
 import multipart from '@fastify/multipart';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { charge, quotaCheck } from '../billing/meter.js';
+import { quotaCheck } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
 import { billingSubject } from '../billing/subject.js';
 import { ApiError } from '../domain/api-error.js';
 import { type OpenedDocument, openSource } from '../domain/document.js';
 import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
-import { buildEditResult } from '../domain/edit-result.js';
 import {
   hashBody,
   type IdempotentResponse,
   idempotencyScope,
   withIdempotency,
 } from '../domain/idempotency.js';
+import { createJob } from '../domain/jobs.js';
 import type { Principal } from '../domain/principal.js';
+import { runEdit } from '../domain/run-edit.js';
 import {
   type Edit,
   EditBody,
@@ -104,7 +105,8 @@ function idempotencyBody(input: EditInput, raw: unknown): unknown {
   );
 }
 
-/** POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules 1–7). */
+/** POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules 1–7);
+ * large or `options.async` edits become jobs (202). */
 export default async function editRoutes(fastify: FastifyInstance): Promise<void> {
   await fastify.register(multipart, { limits: { fieldSize: 1024 * 1024 } });
 
@@ -142,6 +144,12 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
       );
     }
     const subject = billingSubject(principal, request.ip);
+    // Over the plan's sync page limit, or asked for (async, or a webhook to call when
+    // done), the edit is queued as a job and answered 202 (SPEC "States").
+    const queued =
+      input.options?.async === true ||
+      input.options?.webhook_url !== undefined ||
+      doc.info.pageCount > PLANS[principal.plan].syncPageLimit;
     const wantsPdf = (request.headers.accept ?? '')
       .split(',')
       .some((t) => t.trim().startsWith('application/pdf'));
@@ -158,16 +166,34 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
       async ({ workId }): Promise<IdempotentResponse> => {
         // Refused before any work: the worst case is every page of the document.
         await quotaCheck(db, subject, doc.info.pageCount, config.now());
-        const result = await fastify.engine.edit({
+        if (queued) {
+          // A job: the same edit, run by a worker (src/queue/runner.ts → runEdit).
+          const job = await createJob(fastify, {
+            owner: { accountId: principal.accountId, mode: principal.mode },
+            plan: principal.plan,
+            kind: 'edit',
+            pdf: doc.bytes,
+            password: doc.password,
+            pageCount: doc.info.pageCount,
+            sourceFileId: input.sourceFileId,
+            edits: input.edits,
+            options: input.options,
+          });
+          await fastify.jobs.submit(job);
+          return { status: 202, headers: {}, body: { job_id: job.id } };
+        }
+        const outcome = await runEdit(fastify, {
+          owner: { accountId: principal.accountId, mode: principal.mode },
+          subject,
+          workId,
           pdf: doc.bytes,
-          ...(doc.password !== undefined ? { password: doc.password } : {}),
+          password: doc.password,
           edits: engineEdits,
-          options: {
-            font_policy: input.options?.font?.policy ?? 'prefer_exact',
-            break_signature: input.options?.break_signature ?? false,
-          },
+          options: input.options,
+          sourceFileId: input.sourceFileId,
         });
-        if (result.changes.length === 0 && result.failed.length > 0) {
+        const { result } = outcome;
+        if (outcome.kind === 'all_failed') {
           const err = new ApiError(
             'edit_failed',
             'Every edit that matched failed verification and was rolled back.',
@@ -185,22 +211,14 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
           );
           return { status: err.status, headers: {}, body: err.toBody() };
         }
-        const pagesBilled = result.pages_touched.length;
-        const charged = await charge(db, subject, workId, pagesBilled, { ocrPages: 0 }, config.now());
-        const body = await buildEditResult(
-          fastify,
-          { accountId: principal.accountId, mode: principal.mode },
-          input.sourceFileId,
-          result,
-          { pages_billed: charged.billed, remaining: charged.remaining },
-        );
+        const { body } = outcome;
         if (wantsPdf && result.changes.length > 0) {
           return {
             status: 200,
             headers: {
               'content-type': 'application/pdf',
               'x-edit-status': body.status,
-              'x-pages-billed': String(charged.billed),
+              'x-pages-billed': String(outcome.pagesBilled),
             },
             body: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength),
           };

@@ -3,6 +3,7 @@ import { accountsAndKeys } from './0001_accounts_keys.js';
 import { files } from './0002_files.js';
 import { billing } from './0003_billing.js';
 import { idempotency } from './0004_idempotency.js';
+import { jobs } from './0005_jobs.js';
 
 /**
  * Every migration, by name. Kysely runs them in the order of their names, so a new one
@@ -13,4 +14,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0002_files': files,
   '0003_billing': billing,
   '0004_idempotency': idempotency,
+  '0005_jobs': jobs,
 };

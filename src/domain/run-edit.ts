@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { charge, usageOf } from '../billing/meter.js';
+import type { BillingSubject } from '../billing/subject.js';
+import type { EngineEdit, EngineEditResult } from '../engine/types.js';
+import type { EditOptions } from '../schemas/edit.js';
+import { buildEditResult } from './edit-result.js';
+import type { FileOwner } from './files.js';
+
+/** What running an edit needs from the service: the sync route and the job runner both pass it. */
+export type EditServices = Pick<FastifyInstance, 'config' | 'db' | 'blobs' | 'engine'>;
+
+export interface RunEditInput {
+  owner: FileOwner;
+  subject: BillingSubject;
+  /** The ledger's unique work id: the idempotency work id (sync) or the job id (job).
+   * Undefined: not charged here (a batch record; the batch is charged once at its end). */
+  workId: string | undefined;
+  pdf: Buffer;
+  password: string | undefined;
+  edits: EngineEdit[];
+  options: EditOptions | undefined;
+  /** The caller's stored file the document came from: outputs are derived from it. */
+  sourceFileId: string | undefined;
+}
+
+export type EditBody = Awaited<ReturnType<typeof buildEditResult>>;
+
+export type RunEditOutcome =
+  /** Every edit that matched was rolled back: nothing to bill, nothing stored. */
+  | { kind: 'all_failed'; result: EngineEditResult }
+  | { kind: 'ok'; result: EngineEditResult; body: EditBody; pagesBilled: number };
+
+/**
+ * The one path of an edit: engine call, one charge per work id (a re-run bills nothing
+ * more), output and previews stored, result body assembled. Quota is the caller's to check
+ * before (sync: before the engine; job: before queueing).
+ */
+export async function runEdit(svc: EditServices, input: RunEditInput): Promise<RunEditOutcome> {
+  const result = await svc.engine.edit({
+    pdf: input.pdf,
+    ...(input.password !== undefined ? { password: input.password } : {}),
+    edits: input.edits,
+    options: {
+      font_policy: input.options?.font?.policy ?? 'prefer_exact',
+      break_signature: input.options?.break_signature ?? false,
+    },
+  });
+  if (result.changes.length === 0 && result.failed.length > 0) return { kind: 'all_failed', result };
+  const pages = result.pages_touched.length;
+  const charged =
+    input.workId === undefined
+      ? { billed: pages, remaining: null }
+      : await charge(svc.db, input.subject, input.workId, pages, { ocrPages: 0 }, svc.config.now());
+  const body = await buildEditResult(svc, input.owner, input.sourceFileId, result, {
+    pages_billed: charged.billed,
+    remaining: charged.remaining,
+  });
+  return { kind: 'ok', result, body, pagesBilled: charged.billed };
+}
+
+/** The body of an edit whose every matched edit was rolled back, for a job (a sync edit
+ * answers 422 edit_failed instead). Nothing was billed. */
+export async function allFailedBody(
+  svc: EditServices,
+  input: Pick<RunEditInput, 'owner' | 'subject' | 'sourceFileId'>,
+  result: EngineEditResult,
+): Promise<EditBody> {
+  const usage = await usageOf(svc.db, input.subject, svc.config.now());
+  return buildEditResult(svc, input.owner, input.sourceFileId, result, {
+    pages_billed: 0,
+    remaining: usage.remaining,
+  });
+}

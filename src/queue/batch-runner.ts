@@ -1,0 +1,189 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { charge } from '../billing/meter.js';
+import { ApiError } from '../domain/api-error.js';
+import { fillEdits, MissingPlaceholderError } from '../domain/batch-placeholders.js';
+import { toEngineEdits } from '../domain/edit-request.js';
+import { type JobRequest, jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
+import { runEdit } from '../domain/run-edit.js';
+import { Edits } from '../schemas/edit.js';
+import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
+import { finishJob } from './finish.js';
+import { claimRecord, joinBatch } from './leases.js';
+import { type JobRunner, jobOwner, jobSubject } from './runner.js';
+
+const editsCheck = TypeCompiler.Compile(Edits);
+
+/**
+ * One shard of a batch: claims records one at a time (any shard, in any process, may
+ * take any record nobody holds), runs each through the same edit path as POST /v1/edit,
+ * and stores its `records[]` entry. Whoever sees every record finished finalises the job:
+ * one charge for the whole batch (work id = job id, so a re-run bills nothing more), the
+ * job row, and the webhook.
+ */
+export async function runBatchShard(runner: JobRunner, jobId: string): Promise<void> {
+  const { svc } = runner;
+  const { leaseMs } = svc.config.jobs;
+  const job = await joinBatch(svc.db, jobId, svc.config.now(), leaseMs);
+  if (!job) return;
+  const request = parseRequest(job);
+  let pdf: Buffer | undefined;
+  const { owner, done } = runner.hold(jobId);
+  try {
+    while (!runner.stopping) {
+      const record = await claimRecord(svc.db, jobId, owner, svc.config.now(), leaseMs);
+      if (!record) break;
+      pdf ??= await readJobInput(svc, request);
+      const entry = pdf
+        ? await runRecord(runner, job, request, pdf, record)
+        : recordError(
+            record.idx,
+            new ApiError('not_found', 'The batch template expired before this record ran.'),
+          );
+      await jobsDb(svc.db)
+        .updateTable('job_records')
+        .set({
+          status: entry.status,
+          result: JSON.stringify(entry),
+          pages_billed: entry.pages,
+          changes_count: entry.changes.length,
+          owner: null,
+          lease_until: 0,
+        })
+        .where('job_id', '=', jobId)
+        .where('idx', '=', record.idx)
+        .where('owner', '=', owner)
+        .execute();
+    }
+  } finally {
+    done();
+  }
+  if (!runner.stopping) await finalizeBatch(runner, job);
+}
+
+interface RecordEntry {
+  index: number;
+  status: Exclude<RecordStatus, 'pending' | 'running'>;
+  output: unknown;
+  changes: unknown[];
+  unmatched: unknown[];
+  failed: unknown[];
+  warnings: unknown[];
+  error?: { code: string; message: string; hint: string };
+  /** Billing units of this record (summed into the one charge of the job). */
+  pages: number;
+}
+
+function recordError(index: number, err: ApiError): RecordEntry {
+  return {
+    index,
+    status: 'failed',
+    output: null,
+    changes: [],
+    unmatched: [],
+    failed: [],
+    warnings: [],
+    error: { code: err.code, message: err.message, hint: err.hint },
+    pages: 0,
+  };
+}
+
+async function runRecord(
+  runner: JobRunner,
+  job: JobRow,
+  request: JobRequest,
+  pdf: Buffer,
+  record: JobRecordRow,
+): Promise<RecordEntry> {
+  const index = record.idx;
+  let edits: ReturnType<typeof toEngineEdits>;
+  try {
+    const filled = fillEdits(request.edits, JSON.parse(record.vals) as Record<string, unknown>);
+    if (!editsCheck.Check(filled)) {
+      const first = [...editsCheck.Errors(filled)][0];
+      throw new ApiError(
+        'invalid_request',
+        `edits${first?.path.replaceAll('/', '.') ?? ''} with this record's values: ${first?.message ?? 'is invalid'}.`,
+      );
+    }
+    edits = toEngineEdits(filled, request.page_count);
+  } catch (err) {
+    if (err instanceof MissingPlaceholderError)
+      return recordError(index, new ApiError('invalid_request', `Record ${index}: ${err.message}`));
+    if (err instanceof ApiError) return recordError(index, err);
+    throw err;
+  }
+  try {
+    const outcome = await runEdit(runner.svc, {
+      owner: jobOwner(job),
+      subject: jobSubject(job),
+      // Billed once for the whole batch when it finishes (finalizeBatch).
+      workId: undefined,
+      pdf,
+      password: request.password ?? undefined,
+      edits,
+      options: request.options ?? undefined,
+      sourceFileId: request.source_file_id ?? undefined,
+    });
+    const r = outcome.result;
+    if (outcome.kind === 'all_failed') {
+      return {
+        ...recordError(index, new ApiError('edit_failed', 'Every edit that matched failed verification.')),
+        unmatched: r.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find })),
+        failed: r.failed.map((f) => ({
+          index: f.edit_index,
+          op: f.op,
+          reason: f.reason,
+          message: f.message,
+        })),
+        warnings: r.warnings,
+      };
+    }
+    const b = outcome.body;
+    return {
+      index,
+      status: b.status,
+      output: b.output,
+      changes: b.changes,
+      unmatched: b.unmatched,
+      failed: b.failed,
+      warnings: b.warnings,
+      pages: outcome.pagesBilled,
+    };
+  } catch (err) {
+    if (err instanceof ApiError) return recordError(index, err);
+    throw err;
+  }
+}
+
+/** When every record has finished: one charge, the job's final status, the webhook. */
+export async function finalizeBatch(runner: JobRunner, job: JobRow): Promise<void> {
+  const { svc } = runner;
+  const rows = await jobsDb(svc.db)
+    .selectFrom('job_records')
+    .select(['status', 'pages_billed', 'changes_count'])
+    .where('job_id', '=', job.id)
+    .execute();
+  if (rows.some((r) => r.status === 'pending' || r.status === 'running')) return;
+  const pages = rows.reduce((n, r) => n + r.pages_billed, 0);
+  const changes = rows.reduce((n, r) => n + r.changes_count, 0);
+  const now = svc.config.now();
+  const charged = await charge(svc.db, jobSubject(job), job.id, pages, { ocrPages: 0 }, now);
+  const status = rows.every((r) => r.status === 'done') ? 'done' : changes === 0 ? 'failed' : 'partial';
+  // Per-record changes, outputs and failures are in records[]; the top level sums up.
+  const result = {
+    status,
+    changes: [],
+    unmatched: [],
+    failed: [],
+    warnings: [],
+    output: null,
+    usage: { pages_billed: charged.billed, remaining: charged.remaining },
+  };
+  await finishJob(
+    svc.db,
+    job,
+    null,
+    { status, result, pagesBilled: charged.billed, changesCount: changes },
+    now,
+  );
+}

@@ -1,0 +1,145 @@
+import type { Kysely } from 'kysely';
+import { jobsDb } from '../domain/jobs.js';
+import type { JobRecordRow, JobRow } from '../store/jobs-schema.js';
+import type { Database } from '../store/schema.js';
+
+/**
+ * Ownership of running work, in the database. A claim is a conditional update (of two
+ * workers exactly one wins); the owner renews its lease while it works; an expired lease
+ * (the owner was killed) is claimable again. Time is the service clock.
+ */
+type Db = Kysely<Database>;
+
+/** An edit job: queued, or running under an expired lease. */
+export async function claimEditJob(db: Db, id: string, owner: string, now: number, leaseMs: number) {
+  const r = await jobsDb(db)
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'running',
+      owner,
+      lease_until: now + leaseMs,
+      attempts: eb('attempts', '+', 1),
+      started_at: eb.fn.coalesce('started_at', eb.val(now)),
+    }))
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'queued'),
+        eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now)]),
+      ]),
+    )
+    .executeTakeFirst();
+  if (r.numUpdatedRows === 0n) return undefined;
+  return jobsDb(db).selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A batch is shared: every shard marks it running and renews its lease (no owner). */
+export async function joinBatch(
+  db: Db,
+  id: string,
+  now: number,
+  leaseMs: number,
+): Promise<JobRow | undefined> {
+  const r = await jobsDb(db)
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'running',
+      lease_until: now + leaseMs,
+      started_at: eb.fn.coalesce('started_at', eb.val(now)),
+    }))
+    .where('id', '=', id)
+    .where('status', 'in', ['queued', 'running'])
+    .executeTakeFirst();
+  if (r.numUpdatedRows === 0n) return undefined;
+  return jobsDb(db).selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The next record nobody holds: pending, or running under an expired lease. */
+export async function claimRecord(
+  db: Db,
+  jobId: string,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<JobRecordRow | undefined> {
+  for (let tries = 0; tries < 20; tries++) {
+    const candidates = await jobsDb(db)
+      .selectFrom('job_records')
+      .select('idx')
+      .where('job_id', '=', jobId)
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'pending'),
+          eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now)]),
+        ]),
+      )
+      .orderBy('idx')
+      .limit(4)
+      .execute();
+    if (candidates.length === 0) return undefined;
+    // Shards start from different candidates, so they rarely collide on one row.
+    const pick = candidates[Math.floor(Math.random() * candidates.length)]!;
+    const r = await jobsDb(db)
+      .updateTable('job_records')
+      .set({ status: 'running', owner, lease_until: now + leaseMs })
+      .where('job_id', '=', jobId)
+      .where('idx', '=', pick.idx)
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'pending'),
+          eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now)]),
+        ]),
+      )
+      .executeTakeFirst();
+    if (r.numUpdatedRows > 0n) {
+      return jobsDb(db)
+        .selectFrom('job_records')
+        .selectAll()
+        .where('job_id', '=', jobId)
+        .where('idx', '=', pick.idx)
+        .executeTakeFirst();
+    }
+  }
+  return undefined;
+}
+
+/** Renews every lease `owner` holds (its job and its current record). */
+export async function renew(
+  db: Db,
+  jobId: string,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<void> {
+  await jobsDb(db)
+    .updateTable('jobs')
+    .set({ lease_until: now + leaseMs })
+    .where('id', '=', jobId)
+    .where('status', '=', 'running')
+    .where((eb) => eb.or([eb('owner', '=', owner), eb('kind', '=', 'batch')]))
+    .execute();
+  await jobsDb(db)
+    .updateTable('job_records')
+    .set({ lease_until: now + leaseMs })
+    .where('job_id', '=', jobId)
+    .where('owner', '=', owner)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+/** Gives up what `owners` hold (SIGTERM past its grace): others may take it at once. */
+export async function release(db: Db, owners: string[]): Promise<void> {
+  if (owners.length === 0) return;
+  await jobsDb(db)
+    .updateTable('jobs')
+    .set({ lease_until: 0 })
+    .where('owner', 'in', owners)
+    .where('status', '=', 'running')
+    .execute();
+  await jobsDb(db)
+    .updateTable('job_records')
+    .set({ lease_until: 0 })
+    .where('owner', 'in', owners)
+    .where('status', '=', 'running')
+    .execute();
+}
