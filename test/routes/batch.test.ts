@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { charge, usageOf } from '../../src/billing/meter.js';
+import { ensureAccount } from '../../src/domain/accounts.js';
+import { bearer, startApp, type TestApp } from '../helpers/app.js';
+import { corpusPath, pdftotextAvailable } from '../helpers/corpus.js';
+import { DB_KINDS, HAVE_CORPUS } from '../helpers/env.js';
+import { download, pdfTexts, waitForJob } from '../helpers/jobs.js';
+import { type FileServer, serveFiles } from '../helpers/serve.js';
+
+const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
+const EDITS = [{ find: 'Bayside Wholesale', replace: '{name} Wholesale' }];
+
+/** A CSV of `n` records with quoting that a naive split would break. */
+export function namesCsv(n: number): { csv: string; names: string[] } {
+  const names = Array.from({ length: n }, (_, i) => `Client ${i}`);
+  const rows = names.map((name, i) => `"${name}","note, with comma ""${i}"""`);
+  return { csv: `\uFEFFname,note\r\n${rows.join('\r\n')}\r\n`, names };
+}
+
+interface RecordEntry {
+  index: number;
+  status: string;
+  output: { url: string } | null;
+  changes: unknown[];
+  error?: { code: string; message: string };
+}
+
+describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
+  'POST /v1/batch (%s, embedded queue)',
+  (kind) => {
+    let t: TestApp;
+    let key: string;
+    let files: FileServer;
+    beforeAll(async () => {
+      t = await startApp(kind, { ALLOW_PRIVATE_URLS: '1', WORKER_GRACE_MS: '2000' });
+      key = await t.newKey('batch@example.com', 'starter');
+      files = await serveFiles({ [INVOICE]: corpusPath(INVOICE) });
+    });
+    afterAll(async () => {
+      await files?.close();
+      await t?.close();
+    });
+
+    const batch = (body: Record<string, unknown>, k = key, headers: Record<string, string> = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/batch',
+        headers: { ...bearer(k), ...headers },
+        payload: { template: { url: files.url(INVOICE) }, edits: EDITS, ...body },
+      });
+
+    it('runs inline records: one output per record; a missing placeholder fails only that record', async () => {
+      const res = await batch({ records: [{ name: 'Northwind' }, { other: 'x' }, { name: 'Contoso' }] });
+      expect(res.statusCode, res.body).toBe(202);
+      const job = await waitForJob(t.app, key, res.json().job_id);
+      expect(job).toMatchObject({ kind: 'batch', status: 'partial', progress: { done: 3, total: 3 } });
+      const records = job.records as RecordEntry[];
+      expect(records.map((r) => [r.index, r.status])).toEqual([
+        [0, 'done'],
+        [1, 'failed'],
+        [2, 'done'],
+      ]);
+      expect(records[1]!.error).toMatchObject({ code: 'invalid_request' });
+      expect(records[1]!.error!.message).toContain('{name}');
+      expect(records[1]!.output).toBeNull();
+      const texts = pdfTexts(
+        await Promise.all(
+          [records[0]!, records[2]!].map((r) => download(t.app, t.env.config.publicBaseUrl, r.output!.url)),
+        ),
+      );
+      expect(texts[0]).toContain('Northwind Wholesale');
+      expect(texts[1]).toContain('Contoso Wholesale');
+      expect(texts[1]).not.toContain('Bayside Wholesale');
+      // Billed once for the batch: the pages of the two applied records.
+      expect(job.pages_billed).toBe(2);
+      expect(job.usage).toMatchObject({ pages_billed: 2 });
+    });
+
+    it.runIf(kind === 'sqlite')(
+      'runs 200 records from a CSV served on loopback: 200 outputs, each verified',
+      async () => {
+        const { csv, names } = namesCsv(200);
+        files.put('records.csv', Buffer.from(csv));
+        const res = await batch({ records_url: files.url('records.csv') });
+        expect(res.statusCode, res.body).toBe(202);
+        const job = await waitForJob(t.app, key, res.json().job_id, 400_000);
+        expect(job).toMatchObject({ status: 'done', progress: { done: 200, total: 200 }, pages_billed: 200 });
+        const records = job.records as RecordEntry[];
+        expect(records).toHaveLength(200);
+        const urls = records.map((r) => r.output!.url);
+        expect(new Set(urls).size).toBe(200);
+        const pdfs = await Promise.all(urls.map((u) => download(t.app, t.env.config.publicBaseUrl, u)));
+        const texts = pdfTexts(pdfs);
+        texts.forEach((text, i) => {
+          expect(text, `record ${i}`).toContain(`${names[i]} Wholesale`);
+          expect(text).not.toContain('Bayside Wholesale');
+        });
+        const account = await ensureAccount(t.app.db, 'batch@example.com', 'starter');
+        const usage = await usageOf(
+          t.app.db,
+          { kind: 'account', accountId: account.id, mode: 'live', plan: 'starter' },
+          Date.now(),
+        );
+        expect(usage.pagesUsed).toBe(202);
+      },
+      420_000,
+    );
+
+    it('refuses more records than the plan allows (413), with a clear message', async () => {
+      const k = await t.newKey('free-batch@example.com', 'free');
+      const res = await batch({ records: Array.from({ length: 51 }, (_, i) => ({ name: `n${i}` })) }, k);
+      expect(res.statusCode).toBe(413);
+      expect(res.json().error.code).toBe('too_large');
+      expect(res.json().error.message).toContain('51 records');
+      expect(res.json().error.message).toContain('50');
+      const { csv } = namesCsv(51);
+      files.put('51.csv', Buffer.from(csv));
+      const viaCsv = await batch({ records_url: files.url('51.csv') }, k);
+      expect(viaCsv.statusCode).toBe(413);
+    });
+
+    it('answers 502 upstream_error when records_url cannot be fetched, 400 for a malformed CSV', async () => {
+      const missing = await batch({ records_url: files.url('absent.csv') });
+      expect(missing.statusCode).toBe(502);
+      expect(missing.json().error.code).toBe('upstream_error');
+      files.put('bad.csv', Buffer.from('name,note\n"unterminated,x\n'));
+      const bad = await batch({ records_url: files.url('bad.csv') });
+      expect(bad.statusCode).toBe(400);
+      files.put('ragged.csv', Buffer.from('name,note\nA,1\nB\n'));
+      const ragged = await batch({ records_url: files.url('ragged.csv') });
+      expect(ragged.statusCode).toBe(400);
+      expect(ragged.json().error.message).toContain('line 3');
+    });
+
+    it('refuses malformed batches with 400', async () => {
+      const both = await batch({ records: [{ name: 'a' }], records_url: files.url('records.csv') });
+      expect(both.statusCode).toBe(400);
+      const none = await batch({});
+      expect(none.statusCode).toBe(400);
+      const empty = await batch({ records: [] });
+      expect(empty.statusCode).toBe(400);
+      const unknown = await batch({ records: [{ name: 'a' }], colour: 'red' });
+      expect(unknown.statusCode).toBe(400);
+    });
+
+    it('needs a key (keyless use has no batch)', async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/batch',
+        payload: { template: { url: files.url(INVOICE) }, edits: EDITS, records: [{ name: 'a' }] },
+      });
+      expect(res.statusCode).toBe(401);
+    });
+
+    it('refuses a batch whose worst case crosses the allowance (402), nothing queued', async () => {
+      const k = await t.newKey('small@example.com', 'free');
+      const account = await ensureAccount(t.app.db, 'small@example.com', 'free');
+      // 160 of the free 200 pages used: 41 records of a one-page template could need 41.
+      await charge(
+        t.app.db,
+        { kind: 'account', accountId: account.id, mode: 'live', plan: 'free' },
+        'drain',
+        160,
+        {},
+        Date.now(),
+      );
+      const over = await batch({ records: Array.from({ length: 41 }, (_, i) => ({ name: `n${i}` })) }, k);
+      expect(over.statusCode, over.body).toBe(402);
+      expect(over.json().error.code).toBe('quota_exceeded');
+      const list = await t.app.inject({ method: 'GET', url: '/v1/jobs', headers: bearer(k) });
+      expect(list.json().data).toEqual([]);
+      const fits = await batch({ records: Array.from({ length: 40 }, (_, i) => ({ name: `n${i}` })) }, k);
+      expect(fits.statusCode).toBe(202);
+      await waitForJob(t.app, k, fits.json().job_id);
+    });
+  },
+);
