@@ -243,7 +243,7 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)('job.done 
       const row = await jobsDb(t.app.db)
         .selectFrom('webhook_deliveries')
         .selectAll()
-        .where('job_id', '=', job.job_id)
+        .where('job_id', '=', String(job.job_id))
         .executeTakeFirstOrThrow();
       expect(row).toMatchObject({ state: 'failed', attempts: 4, last_status: 503 });
     } finally {
