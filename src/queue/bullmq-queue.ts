@@ -88,9 +88,4 @@ export class BullQueue implements JobQueue {
     this.workerConnection?.disconnect();
     this.connection.disconnect();
   }
-
-  /** Removes every key of this queue (tests with a private prefix). */
-  async obliterate(): Promise<void> {
-    await this.queue.obliterate({ force: true });
-  }
 }

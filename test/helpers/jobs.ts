@@ -43,3 +43,10 @@ export function pdfTexts(pdfs: Buffer[]): string[] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A CSV of `n` records with quoting that a naive split would break. */
+export function namesCsv(n: number): { csv: string; names: string[] } {
+  const names = Array.from({ length: n }, (_, i) => `Client ${i}`);
+  const rows = names.map((name, i) => `"${name}","note, with comma ""${i}"""`);
+  return { csv: `\uFEFFname,note\r\n${rows.join('\r\n')}\r\n`, names };
+}

@@ -4,18 +4,11 @@ import { ensureAccount } from '../../src/domain/accounts.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
 import { corpusPath, pdftotextAvailable } from '../helpers/corpus.js';
 import { DB_KINDS, HAVE_CORPUS } from '../helpers/env.js';
-import { download, pdfTexts, waitForJob } from '../helpers/jobs.js';
+import { download, namesCsv, pdfTexts, waitForJob } from '../helpers/jobs.js';
 import { type FileServer, serveFiles } from '../helpers/serve.js';
 
 const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
 const EDITS = [{ find: 'Bayside Wholesale', replace: '{name} Wholesale' }];
-
-/** A CSV of `n` records with quoting that a naive split would break. */
-export function namesCsv(n: number): { csv: string; names: string[] } {
-  const names = Array.from({ length: n }, (_, i) => `Client ${i}`);
-  const rows = names.map((name, i) => `"${name}","note, with comma ""${i}"""`);
-  return { csv: `\uFEFFname,note\r\n${rows.join('\r\n')}\r\n`, names };
-}
 
 interface RecordEntry {
   index: number;
