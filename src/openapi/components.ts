@@ -66,8 +66,13 @@ const EditResult = Type.Object(
   { description: 'Result of an edit (200 of POST /v1/edit, and the body of a finished job).' },
 );
 
-const JobStatus = Type.Union(['queued', 'running', 'done', 'partial', 'failed'].map((s) => Type.Literal(s)));
-const Job = Type.Object({
+const JobStatus = Type.Union(
+  ['queued', 'running', 'done', 'partial', 'failed'].map((s) => Type.Literal(s)),
+  {
+    description: 'queued → running → done | partial | failed.',
+  },
+);
+const jobFields = {
   job_id: Type.String(),
   status: JobStatus,
   kind: Type.Union([Type.Literal('edit'), Type.Literal('batch')]),
@@ -76,8 +81,66 @@ const Job = Type.Object({
   finished_at: Type.Union([Iso, Type.Null()]),
   pages_billed: Type.Integer(),
   changes_count: Type.Integer(),
-  progress: Type.Object({ done: Type.Integer(), total: Type.Integer() }),
-});
+  progress: Type.Object(
+    { done: Type.Integer(), total: Type.Integer() },
+    { description: 'Pages for an edit (done when it finishes), records for a batch.' },
+  ),
+};
+const Job = Type.Object(jobFields, { description: 'A job list entry.' });
+
+const BatchRecord = Type.Object(
+  {
+    index: Type.Integer({ description: '0-based position of the record (CSV: data row, header excluded).' }),
+    status: Type.Union([Type.Literal('done'), Type.Literal('partial'), Type.Literal('failed')]),
+    output: Type.Union([Link, Type.Null()]),
+    changes: Type.Array(Change),
+    unmatched: Type.Array(Type.Object({})),
+    failed: Type.Array(Type.Object({})),
+    warnings: Type.Array(Type.Any()),
+    error: Type.Optional(
+      Type.Object(
+        { code: Type.String(), message: Type.String(), hint: Type.String() },
+        { description: 'Why this record failed as a whole (a missing placeholder: invalid_request).' },
+      ),
+    ),
+  },
+  { description: 'One record of a batch: its own output document.' },
+);
+
+const JobDetail = Type.Object(
+  {
+    ...jobFields,
+    changes: Type.Optional(Type.Array(Change)),
+    unmatched: Type.Optional(Type.Array(Type.Object({}))),
+    failed: Type.Optional(Type.Array(Type.Object({}))),
+    warnings: Type.Optional(Type.Array(Type.Any())),
+    output: Type.Optional(Type.Union([Link, Type.Null()])),
+    usage: Type.Optional(Type.Object({ pages_billed: Type.Integer(), remaining: Type.Integer() })),
+    records: Type.Optional(Type.Array(BatchRecord)),
+    error: Type.Optional(
+      Type.Object(
+        { code: Type.String(), message: Type.String(), hint: Type.String() },
+        {
+          description:
+            'A job that could not run at all (its input expired, the engine refused the document).',
+        },
+      ),
+    ),
+  },
+  {
+    description:
+      'While queued or running: the job fields. Finished: also the body a synchronous edit returns ' +
+      '(for a batch the top level sums up and each record has its own output in `records`).',
+  },
+);
+
+const JobDone = Type.Object(
+  {
+    ...JobDetail.properties,
+    event: Type.Literal('job.done'),
+  },
+  { description: 'The finished job (GET /v1/jobs/{job_id}) plus `event`.' },
+);
 
 export const schemas = {
   Error: ErrorEnvelope,
@@ -86,6 +149,9 @@ export const schemas = {
   EditResult,
   Queued: Type.Object({ job_id: Type.String() }, { description: 'The work continues as a job.' }),
   Job,
+  JobDetail,
+  JobDone,
+  BatchRecord,
   JobList: Type.Object({ data: Type.Array(Job), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
   BatchRequest: BatchBody,
   TextRequest: TextBody,

@@ -92,6 +92,33 @@ export function openApiDocument(opts: { implemented?: Set<string> } = {}): Recor
     servers: [{ url: '/' }],
     tags: ['service', 'account', 'files', 'edit', 'jobs', 'read', 'billing'].map((name) => ({ name })),
     paths: outPaths,
+    webhooks: {
+      jobDone: {
+        post: {
+          summary: 'job.done (to options.webhook_url)',
+          description:
+            'Sent when an edit job or a batch finishes. Headers: `X-Signature` = hex HMAC-SHA256 of the raw ' +
+            'body keyed with the account webhook secret (`pdfedit admin webhook-secret --email E`); ' +
+            '`webhook-id` (the same on every attempt), `webhook-timestamp` (Unix seconds of this attempt) and ' +
+            '`webhook-signature` = `v1,` + hex HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`. ' +
+            'Compare in constant time over the exact bytes received; refuse timestamps more than a few ' +
+            'minutes old and ids already seen, so a captured delivery cannot be replayed. Answer 2xx within ' +
+            '10 seconds; anything else (a redirect is not followed) is retried after 1, 5 and 30 minutes ' +
+            'with the same id and body, then given up.',
+          parameters: [
+            { name: 'X-Signature', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' } },
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/JobDone' } } },
+          },
+          responses: { 200: { description: 'Any 2xx acknowledges the delivery.' } },
+        },
+      },
+    },
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'sk_live_… or sk_test_…' },

@@ -151,7 +151,9 @@ export const paths: Record<string, Record<string, Json>> = {
       summary: 'Edit a PDF',
       description:
         'JSON (`source`, `edits`, `options`) or multipart (`file`, `edits`, `options`, `password`). ' +
-        'Over the sync page limit or with `options.async` the answer is 202 with a job. ' +
+        'Over the sync page limit (free 20 pages, starter 30, growth and scale 50), with `options.async` ' +
+        'or with `options.webhook_url` the answer is 202 with a job: poll GET /v1/jobs/{job_id} or ' +
+        'receive `job.done`. ' +
         'Quota is checked before any work against the document page count (the worst case).',
       tag: 'edit',
       auth: 'key',
@@ -188,6 +190,7 @@ export const paths: Record<string, Record<string, Json>> = {
   '/v1/jobs': {
     get: op({
       summary: 'List jobs',
+      description: "The calling key's jobs (its account and mode), newest first. Jobs are kept 30 days.",
       tag: 'jobs',
       auth: 'key',
       rl: true,
@@ -215,8 +218,8 @@ export const paths: Record<string, Record<string, Json>> = {
       parameters: [pid('JobId')],
       ok: {
         200: {
-          description: 'Running: status and progress; finished: the edit result.',
-          content: json(ref('Job')),
+          description: 'Running: status and progress; finished: the edit result (plus records for a batch).',
+          content: json(ref('JobDetail')),
         },
       },
       errors: [401, 404, 429],
@@ -225,6 +228,14 @@ export const paths: Record<string, Record<string, Json>> = {
   '/v1/batch': {
     post: op({
       summary: 'Batch edit',
+      description:
+        'The template edited once per record, as a job. `records` (inline objects) or `records_url` ' +
+        '(a CSV with a header row naming the placeholders, fetched like source.url). `{name}` in find, ' +
+        'replace, text and form values takes the record value; a record without a value for a ' +
+        'placeholder fails on its own (records[].error), the batch goes on. Records per batch: free 50, ' +
+        'starter 1,000, growth 10,000, scale 50,000 (413 over it). Quota is checked against every page ' +
+        'of every record (402 refuses the whole batch); the batch is billed once, for the pages its ' +
+        'records touched. `options.webhook_url` receives `job.done`.',
       tag: 'edit',
       auth: 'key',
       rl: true,
