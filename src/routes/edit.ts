@@ -8,12 +8,14 @@ import { ApiError } from '../domain/api-error.js';
 import { type OpenedDocument, openSource } from '../domain/document.js';
 import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
 import { buildEditResult } from '../domain/edit-result.js';
+import type { FileOwner } from '../domain/files.js';
 import {
   hashBody,
   type IdempotentResponse,
   idempotencyScope,
   withIdempotency,
 } from '../domain/idempotency.js';
+import { keylessFileOwner } from '../domain/keyless-owner.js';
 import type { Principal } from '../domain/principal.js';
 import {
   type Edit,
@@ -58,9 +60,9 @@ interface EditInput {
 async function readMultipart(
   fastify: FastifyInstance,
   request: FastifyRequest,
-  principal: Principal,
+  principal: Principal | undefined,
 ): Promise<EditInput> {
-  const plan = PLANS[principal.plan];
+  const plan = PLANS[principal?.plan ?? 'keyless'];
   let file: Buffer | undefined;
   let edits: Edit[] | undefined;
   let options: EditOptions | undefined;
@@ -104,12 +106,36 @@ function idempotencyBody(input: EditInput, raw: unknown): unknown {
   );
 }
 
-/** POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules 1–7). */
+/** The text of the SAMPLE mark (SPEC rule 12; API-DECISIONS "Test and live keys"). */
+export const SAMPLE_MARK = 'SAMPLE';
+
+/**
+ * Test-mode keys and keyless callers get the SAMPLE mark on every output page; live keys
+ * never do. (The 'Edited' watermark of flagged documents is a separate rule.)
+ */
+export function sampleMarkFor(principal: Principal | undefined): string | undefined {
+  return !principal || principal.mode === 'test' ? SAMPLE_MARK : undefined;
+}
+
+/** Whose the outputs are: the key's account and mode, or the keyless system owner. */
+async function outputOwner(fastify: FastifyInstance, principal: Principal | undefined): Promise<FileOwner> {
+  return principal
+    ? { accountId: principal.accountId, mode: principal.mode }
+    : keylessFileOwner(fastify.db);
+}
+
+/**
+ * POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules
+ * 1–7). A key is optional (SPEC Authentication 3): without one the caller is on the keyless
+ * tier, counted per client address group (20 pages a day, the keyless rate limit).
+ */
 export default async function editRoutes(fastify: FastifyInstance): Promise<void> {
   await fastify.register(multipart, { limits: { fieldSize: 1024 * 1024 } });
 
-  fastify.post('/v1/edit', { onRequest: [fastify.requireKey, fastify.rateLimit] }, async (request, reply) => {
-    const principal = request.principal!;
+  // The key is optional: keyless callers try the API on the free tier (SPEC Authentication 3).
+  const onRequest = [fastify.optionalKey, fastify.rateLimit];
+  fastify.post('/v1/edit', { onRequest }, async (request, reply) => {
+    const principal = request.principal;
     const { config, db } = fastify;
     let input: EditInput;
     let rawBody: unknown;
@@ -142,6 +168,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
       );
     }
     const subject = billingSubject(principal, request.ip);
+    const mark = sampleMarkFor(principal);
     const wantsPdf = (request.headers.accept ?? '')
       .split(',')
       .some((t) => t.trim().startsWith('application/pdf'));
@@ -165,6 +192,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
           options: {
             font_policy: input.options?.font?.policy ?? 'prefer_exact',
             break_signature: input.options?.break_signature ?? false,
+            ...(mark !== undefined ? { mark } : {}),
           },
         });
         if (result.changes.length === 0 && result.failed.length > 0) {
@@ -189,7 +217,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
         const charged = await charge(db, subject, workId, pagesBilled, { ocrPages: 0 }, config.now());
         const body = await buildEditResult(
           fastify,
-          { accountId: principal.accountId, mode: principal.mode },
+          await outputOwner(fastify, principal),
           input.sourceFileId,
           result,
           { pages_billed: charged.billed, remaining: charged.remaining },
