@@ -119,9 +119,7 @@ export function sampleMarkFor(principal: Principal | undefined): string | undefi
 
 /** Whose the outputs are: the key's account and mode, or the keyless system owner. */
 async function outputOwner(fastify: FastifyInstance, principal: Principal | undefined): Promise<FileOwner> {
-  return principal
-    ? { accountId: principal.accountId, mode: principal.mode }
-    : keylessFileOwner(fastify.db);
+  return principal ? { accountId: principal.accountId, mode: principal.mode } : keylessFileOwner(fastify.db);
 }
 
 /**
