@@ -77,6 +77,12 @@ export interface EditOptions {
   font_policy?: string
   /** Allow editing a signed document. */
   break_signature?: boolean
+  /**
+   * Text of the mark drawn on every page of an output with changes (the SAMPLE mark of
+   * test-mode and keyless callers; set by the service, never by API clients). Printable
+   * ASCII; the result then warns `sample_mark`.
+   */
+  mark?: string
 }
 
 /** A region of one page. */
@@ -111,6 +117,8 @@ export interface EditResult {
   warnings: Array<string>
   /** 1-based pages touched by applied edits. */
   pages_touched: Array<number>
+  /** Where the time went (milliseconds). */
+  timings: EditTimings
 }
 
 /** Where an edit applies. */
@@ -155,6 +163,24 @@ export interface EditStyle {
   size?: number
   /** `#RRGGBB`. */
   color?: string
+}
+
+/** Where the time of an edit went, in milliseconds (each stage summed over edits and pages). */
+export interface EditTimings {
+  /** Opening the document and interpreting page content. */
+  parse: number
+  /** Finding matches, planning and writing the new content. */
+  edit: number
+  /** Rendering pages for verification. */
+  render: number
+  /** Comparing renders and cropping previews. */
+  diff: number
+  /** Serialising (and re-encrypting) the document. */
+  save: number
+  /** Adding the SAMPLE mark. */
+  mark: number
+  /** The whole engine call. */
+  total: number
 }
 
 /** An edit whose text was not found. */

@@ -107,6 +107,10 @@ pub struct EditOptions {
     /// Allow editing a signed document.
     #[napi(js_name = "break_signature")]
     pub break_signature: Option<bool>,
+    /// Text of the mark drawn on every page of an output with changes (the SAMPLE mark of
+    /// test-mode and keyless callers; set by the service, never by API clients). Printable
+    /// ASCII; the result then warns `sample_mark`.
+    pub mark: Option<String>,
 }
 
 /// The edit request.
@@ -182,6 +186,25 @@ pub struct EditFailed {
     pub message: String,
 }
 
+/// Where the time of an edit went, in milliseconds (each stage summed over edits and pages).
+#[napi(object)]
+pub struct EditTimings {
+    /// Opening the document and interpreting page content.
+    pub parse: f64,
+    /// Finding matches, planning and writing the new content.
+    pub edit: f64,
+    /// Rendering pages for verification.
+    pub render: f64,
+    /// Comparing renders and cropping previews.
+    pub diff: f64,
+    /// Serialising (and re-encrypting) the document.
+    pub save: f64,
+    /// Adding the SAMPLE mark.
+    pub mark: f64,
+    /// The whole engine call.
+    pub total: f64,
+}
+
 /// The edit result.
 #[napi(object)]
 pub struct EditResult {
@@ -198,6 +221,8 @@ pub struct EditResult {
     /// 1-based pages touched by applied edits.
     #[napi(js_name = "pages_touched")]
     pub pages_touched: Vec<u32>,
+    /// Where the time went (milliseconds).
+    pub timings: EditTimings,
 }
 
 fn convert_edit(e: EditSpec) -> Result<engine::Edit> {
@@ -284,6 +309,7 @@ fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
         Ok(engine::EditOptions {
             font_policy,
             break_signature: o.break_signature.unwrap_or(false),
+            mark: o.mark,
         })
     })?;
     Ok(engine::EditRequest {
@@ -339,6 +365,15 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             .collect(),
         warnings: r.warnings,
         pages_touched: r.pages_touched,
+        timings: EditTimings {
+            parse: r.timings.parse_ms,
+            edit: r.timings.edit_ms,
+            render: r.timings.render_ms,
+            diff: r.timings.diff_ms,
+            save: r.timings.save_ms,
+            mark: r.timings.mark_ms,
+            total: r.timings.total_ms,
+        },
     }
 }
 

@@ -5,6 +5,11 @@ import { createStoredFile, type FileOwner } from './files.js';
 
 export type EditStatus = 'done' | 'partial' | 'failed';
 
+/** Milliseconds to a tenth: finer is noise. */
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
 /** ISO 8601 UTC to the second (API-DECISIONS). */
 function iso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -88,5 +93,15 @@ export async function buildEditResult(
     warnings: result.warnings,
     output,
     usage,
+    // Server-side time of the engine call per stage (documented in the OpenAPI document).
+    timings: {
+      parse_ms: round(result.timings.parse),
+      edit_ms: round(result.timings.edit),
+      render_ms: round(result.timings.render),
+      diff_ms: round(result.timings.diff),
+      save_ms: round(result.timings.save),
+      mark_ms: round(result.timings.mark),
+      total_ms: round(result.timings.total),
+    },
   };
 }

@@ -19,6 +19,8 @@ export interface RunEditInput {
   password: string | undefined;
   edits: EngineEdit[];
   options: EditOptions | undefined;
+  /** The SAMPLE mark's text for test-mode and keyless callers (src/domain/sample-mark.ts). */
+  mark: string | undefined;
   /** The caller's stored file the document came from: outputs are derived from it. */
   sourceFileId: string | undefined;
 }
@@ -43,6 +45,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
     options: {
       font_policy: input.options?.font?.policy ?? 'prefer_exact',
       break_signature: input.options?.break_signature ?? false,
+      ...(input.mark !== undefined ? { mark: input.mark } : {}),
     },
   });
   if (result.changes.length === 0 && result.failed.length > 0) return { kind: 'all_failed', result };

@@ -47,7 +47,12 @@ export interface EditTask {
   pdf: Uint8Array;
   password?: string;
   edits: EngineEdit[];
-  options: { font_policy: 'prefer_exact' | 'metric_only'; break_signature: boolean };
+  options: {
+    font_policy: 'prefer_exact' | 'metric_only';
+    break_signature: boolean;
+    /** The SAMPLE mark's text, for test-mode and keyless callers (never from the client). */
+    mark?: string;
+  };
 }
 
 export interface EngineChange {
@@ -72,6 +77,19 @@ export interface EngineEditResult {
   failed: { edit_index: number; op: string; reason: string; message: string }[];
   warnings: string[];
   pages_touched: number[];
+  /** Where the engine's time went, in milliseconds. */
+  timings: EngineTimings;
+}
+
+/** Milliseconds per stage of one edit call, each summed over edits and pages. */
+export interface EngineTimings {
+  parse: number;
+  edit: number;
+  render: number;
+  diff: number;
+  save: number;
+  mark: number;
+  total: number;
 }
 
 export type EngineTask = OpenTask | TextTask | RenderTask | EditTask;

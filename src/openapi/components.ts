@@ -62,6 +62,24 @@ const EditResult = Type.Object(
     output: Type.Optional(Type.Union([Link, Type.Null()])),
     usage: Type.Optional(Type.Object({})),
     records: Type.Optional(Type.Array(Type.Object({}))),
+    timings: Type.Optional(
+      Type.Object(
+        {
+          parse_ms: Type.Number({ description: 'Opening the document and reading page content.' }),
+          edit_ms: Type.Number({ description: 'Finding matches, planning and writing new content.' }),
+          render_ms: Type.Number({ description: 'Rendering pages before and after each edit.' }),
+          diff_ms: Type.Number({ description: 'Pixel comparison and preview crops.' }),
+          save_ms: Type.Number({ description: 'Writing (and re-encrypting) the document.' }),
+          mark_ms: Type.Number({ description: 'Adding the SAMPLE mark (0 without one).' }),
+          total_ms: Type.Number({ description: 'The whole engine call.' }),
+        },
+        {
+          description:
+            'Server-side time of the engine call per stage, in milliseconds (informational; not a ' +
+            'stable performance promise).',
+        },
+      ),
+    ),
   },
   { description: 'Result of an edit (200 of POST /v1/edit, and the body of a finished job).' },
 );

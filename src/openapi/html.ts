@@ -35,7 +35,13 @@ function parameterRows(params: Json[], components: Json): string {
 }
 
 function operation(method: string, path: string, op: Json, components: Json): string {
-  const auth = (op.security as unknown[] | undefined)?.length ? 'API key (Bearer)' : 'no API key';
+  const security = (op.security as Json[] | undefined) ?? [];
+  const auth =
+    security.length === 0
+      ? 'no API key'
+      : security.some((s) => Object.keys(s).length === 0)
+        ? 'API key (Bearer), optional (keyless free tier)'
+        : 'API key (Bearer)';
   const planned =
     op['x-pdfedit-status'] === 'planned' ? ' <em>(planned: not served by this deployment yet)</em>' : '';
   const body = op.requestBody as Json | undefined;

@@ -18,8 +18,9 @@ interface Op {
   summary: string;
   description?: string;
   tag: string;
-  /** `key` (Bearer), `none`, `token` (signed link) or `signature` (provider). */
-  auth: 'key' | 'none' | 'token' | 'signature';
+  /** `key` (Bearer), `optional-key` (Bearer, or none for the keyless tier), `none`,
+   * `token` (signed link) or `signature` (provider). */
+  auth: 'key' | 'optional-key' | 'none' | 'token' | 'signature';
   rl?: boolean;
   parameters?: Json[];
   requestBody?: Json;
@@ -37,7 +38,9 @@ function op(o: Op): Json {
       c ? c.toUpperCase() : '',
     ),
     tags: [o.tag],
-    security: o.auth === 'key' ? [{ bearerAuth: [] }] : [],
+    // OpenAPI spells "optional" as an alternative with no requirement: `{}`.
+    security:
+      o.auth === 'key' ? [{ bearerAuth: [] }] : o.auth === 'optional-key' ? [{ bearerAuth: [] }, {}] : [],
     ...(o.parameters ? { parameters: o.parameters } : {}),
     ...(o.requestBody ? { requestBody: o.requestBody } : {}),
     responses: { ...ok, ...err(o.errors) },
@@ -154,9 +157,15 @@ export const paths: Record<string, Record<string, Json>> = {
         'Over the sync page limit (free 20 pages, starter 30, growth and scale 50), with `options.async` ' +
         'or with `options.webhook_url` the answer is 202 with a job: poll GET /v1/jobs/{job_id} or ' +
         'receive `job.done`. ' +
-        'Quota is checked before any work against the document page count (the worst case).',
+        'Quota is checked before any work against the document page count (the worst case). ' +
+        'Asynchronous edits need a key. ' +
+        'The key is optional: without an Authorization header the call runs on the keyless free tier ' +
+        '(20 pages a day per client address, IPv6 counted by /64; 10 requests a minute; `source.url` or ' +
+        'multipart, not `file_id`). Outputs of keyless calls and of `sk_test_` keys carry a small light-grey ' +
+        '"SAMPLE" mark in a corner of every page (it extracts as the text SAMPLE) and the warning `sample_mark`; ' +
+        'live keys never get it.',
       tag: 'edit',
-      auth: 'key',
+      auth: 'optional-key',
       rl: true,
       parameters: [idem],
       requestBody: {

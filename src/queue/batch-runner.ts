@@ -5,6 +5,7 @@ import { fillEdits, MissingPlaceholderError } from '../domain/batch-placeholders
 import { toEngineEdits } from '../domain/edit-request.js';
 import { type JobRequest, jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
 import { runEdit } from '../domain/run-edit.js';
+import { sampleMarkFor } from '../domain/sample-mark.js';
 import { Edits } from '../schemas/edit.js';
 import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
 import { finishJob } from './finish.js';
@@ -122,6 +123,7 @@ async function runRecord(
       password: request.password ?? undefined,
       edits,
       options: request.options ?? undefined,
+      mark: sampleMarkFor(jobOwner(job)),
       sourceFileId: request.source_file_id ?? undefined,
     });
     const r = outcome.result;

@@ -7,6 +7,7 @@ import { ApiError } from '../domain/api-error.js';
 import { toEngineEdits } from '../domain/edit-request.js';
 import { jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
 import { allFailedBody, type EditServices, runEdit } from '../domain/run-edit.js';
+import { sampleMarkFor } from '../domain/sample-mark.js';
 import type { JobRow } from '../store/jobs-schema.js';
 import { runBatchShard } from './batch-runner.js';
 import { finishJob } from './finish.js';
@@ -134,6 +135,7 @@ export class JobRunner {
         password: request.password ?? undefined,
         edits: toEngineEdits(request.edits, request.page_count),
         options: request.options ?? undefined,
+        mark: sampleMarkFor(jobOwner(row)),
         sourceFileId: request.source_file_id ?? undefined,
       };
       let finish: Parameters<typeof finishJob>[3];

@@ -7,6 +7,7 @@ import { billingSubject } from '../billing/subject.js';
 import { ApiError } from '../domain/api-error.js';
 import { type OpenedDocument, openSource } from '../domain/document.js';
 import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
+import type { FileOwner } from '../domain/files.js';
 import {
   hashBody,
   type IdempotentResponse,
@@ -14,8 +15,10 @@ import {
   withIdempotency,
 } from '../domain/idempotency.js';
 import { createJob } from '../domain/jobs.js';
+import { keylessFileOwner } from '../domain/keyless-owner.js';
 import type { Principal } from '../domain/principal.js';
 import { runEdit } from '../domain/run-edit.js';
+import { sampleMarkFor } from '../domain/sample-mark.js';
 import {
   type Edit,
   EditBody,
@@ -59,9 +62,9 @@ interface EditInput {
 async function readMultipart(
   fastify: FastifyInstance,
   request: FastifyRequest,
-  principal: Principal,
+  principal: Principal | undefined,
 ): Promise<EditInput> {
-  const plan = PLANS[principal.plan];
+  const plan = PLANS[principal?.plan ?? 'keyless'];
   let file: Buffer | undefined;
   let edits: Edit[] | undefined;
   let options: EditOptions | undefined;
@@ -105,13 +108,24 @@ function idempotencyBody(input: EditInput, raw: unknown): unknown {
   );
 }
 
-/** POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules 1–7);
- * large or `options.async` edits become jobs (202). */
+/** Whose the outputs are: the key's account and mode, or the keyless system owner. */
+async function outputOwner(fastify: FastifyInstance, principal: Principal | undefined): Promise<FileOwner> {
+  return principal ? { accountId: principal.accountId, mode: principal.mode } : keylessFileOwner(fastify.db);
+}
+
+/**
+ * POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules
+ * 1–7). A key is optional (SPEC Authentication 3): without one the caller is on the keyless
+ * tier, counted per client address group (20 pages a day, the keyless rate limit). Large or
+ * `options.async` edits of keyed callers become jobs (202).
+ */
 export default async function editRoutes(fastify: FastifyInstance): Promise<void> {
   await fastify.register(multipart, { limits: { fieldSize: 1024 * 1024 } });
 
-  fastify.post('/v1/edit', { onRequest: [fastify.requireKey, fastify.rateLimit] }, async (request, reply) => {
-    const principal = request.principal!;
+  // The key is optional: keyless callers try the API on the free tier (SPEC Authentication 3).
+  const onRequest = [fastify.optionalKey, fastify.rateLimit];
+  fastify.post('/v1/edit', { onRequest }, async (request, reply) => {
+    const principal = request.principal;
     const { config, db } = fastify;
     let input: EditInput;
     let rawBody: unknown;
@@ -144,12 +158,23 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
       );
     }
     const subject = billingSubject(principal, request.ip);
+    const mark = sampleMarkFor(principal);
     // Over the plan's sync page limit, or asked for (async, or a webhook to call when
     // done), the edit is queued as a job and answered 202 (SPEC "States").
+    const plan = principal?.plan ?? 'keyless';
     const queued =
       input.options?.async === true ||
       input.options?.webhook_url !== undefined ||
-      doc.info.pageCount > PLANS[principal.plan].syncPageLimit;
+      doc.info.pageCount > PLANS[plan].syncPageLimit;
+    if (queued && !principal) {
+      // A job is polled with GET /v1/jobs/{id}, which needs a key; the keyless tier's
+      // documents are within its sync page limit, so only an explicit ask lands here.
+      throw new ApiError(
+        'invalid_request',
+        'Asynchronous edits (options.async, options.webhook_url) need an API key.',
+        { hint: 'Send Authorization: Bearer sk_test_… or sk_live_…; keyless calls run synchronously.' },
+      );
+    }
     const wantsPdf = (request.headers.accept ?? '')
       .split(',')
       .some((t) => t.trim().startsWith('application/pdf'));
@@ -166,7 +191,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
       async ({ workId }): Promise<IdempotentResponse> => {
         // Refused before any work: the worst case is every page of the document.
         await quotaCheck(db, subject, doc.info.pageCount, config.now());
-        if (queued) {
+        if (queued && principal) {
           // A job: the same edit, run by a worker (src/queue/runner.ts → runEdit).
           const job = await createJob(fastify, {
             owner: { accountId: principal.accountId, mode: principal.mode },
@@ -183,13 +208,14 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
           return { status: 202, headers: {}, body: { job_id: job.id } };
         }
         const outcome = await runEdit(fastify, {
-          owner: { accountId: principal.accountId, mode: principal.mode },
+          owner: await outputOwner(fastify, principal),
           subject,
           workId,
           pdf: doc.bytes,
           password: doc.password,
           edits: engineEdits,
           options: input.options,
+          mark,
           sourceFileId: input.sourceFileId,
         });
         const { result } = outcome;

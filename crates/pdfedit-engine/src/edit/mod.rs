@@ -15,6 +15,7 @@ mod choose;
 mod find;
 mod fit;
 mod fonts;
+mod mark;
 mod replace;
 mod rewrite;
 mod streams;
@@ -23,6 +24,7 @@ mod types;
 mod verify;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::Instant;
 
 use lopdf::{Document, ObjectId};
 use pdf_render::raster::Raster;
@@ -46,8 +48,32 @@ pub enum EditError {
     SignedDocument,
 }
 
+/// Milliseconds since `start`.
+fn ms_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Runs `f`, adding its wall time to `acc` (milliseconds).
+fn timed<T>(acc: &mut f64, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    *acc += ms_since(start);
+    out
+}
+
 /// Applies `request` to the PDF in `bytes`.
 pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError> {
+    let started = Instant::now();
+    let mut result = edit_inner(bytes, request, started)?;
+    result.timings.total_ms = ms_since(started);
+    Ok(result)
+}
+
+fn edit_inner(
+    bytes: &[u8],
+    request: &EditRequest,
+    started: Instant,
+) -> Result<EditResult, EditError> {
     let matchers = request
         .edits
         .iter()
@@ -59,6 +85,9 @@ pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError
         })
         .collect::<Result<Vec<_>, String>>()
         .map_err(|m| EditError::Engine(Error::InvalidRequest(m)))?;
+    if let Some(text) = &request.options.mark {
+        mark::check(text)?;
+    }
     let password = request.password.as_deref();
     let info = crate::open_info(bytes, password)?;
     if !info.signatures.is_empty() && !request.options.break_signature {
@@ -86,17 +115,25 @@ pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError
     } else {
         None
     };
+    let mut timings = Timings {
+        parse_ms: ms_since(started),
+        ..Timings::default()
+    };
+    let current = timed(&mut timings.save_ms, || save(&doc))?;
     let mut run = Run {
-        current: save(&doc)?,
+        current,
         doc,
         fonts: DocFonts::default(),
         models: HashMap::new(),
         renders: HashMap::new(),
-        result: EditResult::default(),
+        result: EditResult {
+            timings,
+            ..EditResult::default()
+        },
     };
     let baseline = run.current.clone();
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
-        let matches = run.find(edit, matcher, span_boxes.as_deref())?;
+        let matches = run.timed_edit(|run| run.find(edit, matcher, span_boxes.as_deref()))?;
         if matches.is_empty() {
             run.result.unmatched.push(Unmatched {
                 edit_index: edit.index,
@@ -108,18 +145,29 @@ pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError
         if edit.style != Style::default() {
             run.result.warnings.push("style_not_applied".into());
         }
-        run.apply(edit, matches, request.options.font_policy)?;
+        run.timed_edit(|run| run.apply(edit, matches, request.options.font_policy))?;
     }
     let mut result = run.result;
-    result.pdf = if result.changes.is_empty() || run.current == baseline {
-        bytes.to_vec()
-    } else if let Some(state) = protection {
-        let mut out = run.doc.clone();
-        out.encrypt(&state)
-            .map_err(|e| Error::Engine(format!("re-encrypting the output: {e}")))?;
-        save(&out)?
+    let marked = request.options.mark.is_some() && !result.changes.is_empty();
+    result.pdf = if marked || (!result.changes.is_empty() && run.current != baseline) {
+        let mut out = run.doc;
+        if let Some(text) = request.options.mark.as_deref().filter(|_| marked) {
+            // After verification, before encryption: the mark is never part of an
+            // edit's pixel check, and it is encrypted like the rest of the output.
+            timed(&mut result.timings.mark_ms, || mark::stamp(&mut out, text))?;
+            result.warnings.push("sample_mark".into());
+        }
+        match protection {
+            Some(state) => timed(&mut result.timings.save_ms, || {
+                out.encrypt(&state)
+                    .map_err(|e| Error::Engine(format!("re-encrypting the output: {e}")))?;
+                save(&out)
+            })?,
+            None if marked => timed(&mut result.timings.save_ms, || save(&out))?,
+            None => run.current,
+        }
     } else {
-        run.current
+        bytes.to_vec()
     };
     result.warnings.dedup();
     Ok(result)
@@ -175,12 +223,25 @@ struct Run {
 }
 
 impl Run {
+    /// Runs `f` and counts its time as editing, less what it spent in the other stages
+    /// (which time themselves).
+    fn timed_edit<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let staged = |t: &Timings| t.parse_ms + t.render_ms + t.diff_ms + t.save_ms;
+        let before = staged(&self.result.timings);
+        let start = Instant::now();
+        let out = f(self);
+        let other = staged(&self.result.timings) - before;
+        self.result.timings.edit_ms += (ms_since(start) - other).max(0.0);
+        out
+    }
+
     fn page_ids(&self) -> BTreeMap<u32, ObjectId> {
         self.doc.get_pages()
     }
 
     fn model(&mut self, number: u32, page_id: ObjectId) -> Result<&PageModel, Error> {
         if !self.models.contains_key(&number) {
+            let start = Instant::now();
             let mut source = Source {
                 doc: &self.doc,
                 fonts: &mut self.fonts,
@@ -199,6 +260,7 @@ impl Run {
                     geom,
                 },
             );
+            self.result.timings.parse_ms += ms_since(start);
         }
         self.models
             .get(&number)
@@ -299,30 +361,32 @@ impl Run {
                 }
             }
         }
-        let new_bytes = save(&self.doc)?;
+        let new_bytes = timed(&mut self.result.timings.save_ms, || save(&self.doc))?;
         let mut changes = Vec::new();
         let mut warnings = Vec::new();
         let mut collateral = 0;
         let mut after_renders = Vec::new();
         for (page, geom, plan) in &planned {
+            let t = &mut self.result.timings;
             let before = match self.renders.remove(page) {
                 Some(r) => r,
-                None => verify::render(&self.current, *page)?,
+                None => timed(&mut t.render_ms, || verify::render(&self.current, *page))?,
             };
-            let after = verify::render(&new_bytes, *page)?;
+            let after = timed(&mut t.render_ms, || verify::render(&new_bytes, *page))?;
             let areas: Vec<[f64; 4]> = plan
                 .changes
                 .iter()
                 .map(|c| geom.display_box(c.area_user))
                 .collect();
-            let report = verify::compare(&before, &after, &areas)?;
+            let report = timed(&mut t.diff_ms, || verify::compare(&before, &after, &areas))?;
             collateral += report.changed_pixels_outside;
             for (c, area) in plan.changes.iter().zip(&areas) {
                 if let Some(w) = c.warning {
                     warnings.push(w.to_string());
                 }
                 let m = &by_page[page][c.match_index];
-                let (before_png, after_png) = verify::previews(&before, &after, *area);
+                let (before_png, after_png) =
+                    timed(&mut t.diff_ms, || verify::previews(&before, &after, *area));
                 changes.push(Change {
                     edit_index: edit.index,
                     page: *page,

@@ -207,6 +207,26 @@ impl PageGeom {
         let (bx, by) = self.point(b[2], b[3]);
         [ax.min(bx), ay.min(by), ax.max(bx), ay.max(by)]
     }
+
+    /// Width and height of the page as displayed (rotation applied), in points.
+    pub fn display_size(&self) -> (f64, f64) {
+        match self.rotation {
+            90 | 270 => (self.height, self.width),
+            _ => (self.width, self.height),
+        }
+    }
+
+    /// A displayed top-left point `(u, v)` back to user space: the inverse of
+    /// [`PageGeom::display_box`]'s mapping.
+    pub fn user_point(&self, u: f64, v: f64) -> (f64, f64) {
+        let (u0, v0) = match self.rotation {
+            90 => (v, self.height - u),
+            180 => (self.width - u, self.height - v),
+            270 => (self.width - v, u),
+            _ => (u, v),
+        };
+        (self.left + u0, self.bottom + self.height - v0)
+    }
 }
 
 fn inherited(doc: &Document, page_id: ObjectId, key: &[u8]) -> Option<Object> {

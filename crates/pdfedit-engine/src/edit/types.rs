@@ -131,6 +131,10 @@ pub struct EditOptions {
     pub font_policy: FontPolicy,
     /// Allow editing a signed document.
     pub break_signature: bool,
+    /// Text of a mark added to every page of an output that carries changes (the SAMPLE
+    /// mark of test-mode and keyless use; set by the service, not by API clients). It must
+    /// be printable ASCII; the result then carries the warning `sample_mark`.
+    pub mark: Option<String>,
 }
 
 /// A whole edit request.
@@ -212,4 +216,28 @@ pub struct EditResult {
     pub warnings: Vec<String>,
     /// 1-based pages touched by applied edits.
     pub pages_touched: Vec<u32>,
+    /// Where the time went.
+    pub timings: Timings,
+}
+
+/// Where the time of one [`crate::edit::edit`] call went, in milliseconds (server-side
+/// wall time; each stage summed over every edit and page).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Timings {
+    /// Opening the document (PDFium's check and lopdf's load) and interpreting page
+    /// content into text models.
+    pub parse_ms: f64,
+    /// Finding matches and planning and writing the new content.
+    pub edit_ms: f64,
+    /// Rendering pages before and after each edit for verification.
+    pub render_ms: f64,
+    /// Comparing the renders and cropping the preview images.
+    pub diff_ms: f64,
+    /// Serialising the document (the baseline, each edit's candidate, the output) and
+    /// encrypting the output again.
+    pub save_ms: f64,
+    /// Adding the SAMPLE mark (zero without one).
+    pub mark_ms: f64,
+    /// The whole call.
+    pub total_ms: f64,
 }
