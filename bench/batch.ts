@@ -11,6 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { buildServer } from '../src/app.js';
 import { loadConfig, PROJECT_ROOT } from '../src/config.js';
 import { ensureAccount } from '../src/domain/accounts.js';
@@ -90,6 +91,22 @@ async function once(processes: number, records: number, pdf: Buffer): Promise<Ba
     await api.close();
     server.close();
     rmSync(dataDir, { recursive: true, force: true });
+    if (process.env.REDIS_URL) await dropQueueKeys(process.env.REDIS_URL, prefix);
+  }
+}
+
+/** Removes the bench queue's keys from Redis. */
+async function dropQueueKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
   }
 }
 
