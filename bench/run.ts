@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config.js';
 import { EnginePool } from '../src/engine/pool.js';
+import { benchBatch } from './batch.js';
 
 const CORPUS = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 const PDFIUM = process.env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so');
@@ -83,6 +84,7 @@ async function main(): Promise<void> {
   console.log(
     '\nPDFium serialises its calls behind one mutex per process: threads overlap only the Rust-side work.',
   );
+  await benchBatch();
 }
 
 main().catch((err) => {

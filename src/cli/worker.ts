@@ -22,11 +22,15 @@ export async function runWorker(args: string[], io: CliIo): Promise<number> {
   io.out(
     `pdfedit worker: running ${config.jobs.workers} job(s) at a time (${config.redisUrl ? 'BullMQ on Redis' : 'embedded queue'})`,
   );
+  // The service's timers are unref'd (they must not hold a closing server open); a worker
+  // has nothing else keeping the process alive, so this does until a signal arrives.
+  const keepAlive = setInterval(() => {}, 60_000);
   return new Promise<number>((resolve) => {
     let closing = false;
     const stop = (signal: string) => {
       if (closing) return;
       closing = true;
+      clearInterval(keepAlive);
       worker.log.info({ signal }, 'worker stopping');
       worker.close().then(
         () => resolve(EXIT_OK),

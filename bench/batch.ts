@@ -1,0 +1,134 @@
+/**
+ * Batch throughput (records/s) for a one-page template, with 1 and with 2 `pdfedit worker`
+ * processes sharing the database (and Redis when REDIS_URL is set; else the embedded
+ * queue on a shared SQLite file). Timed from the job's start to its finish as the
+ * database records them (ms), so the time a worker takes to notice the job is excluded.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { buildServer } from '../src/app.js';
+import { loadConfig, PROJECT_ROOT } from '../src/config.js';
+import { ensureAccount } from '../src/domain/accounts.js';
+import { createKey } from '../src/domain/api-keys.js';
+import { jobsDb } from '../src/domain/jobs.js';
+
+const CORPUS = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
+const TEMPLATE = 'doc-invoice-itextsharp-demo.pdf';
+const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+export interface BatchBenchRow {
+  processes: number;
+  records: number;
+  seconds: number;
+  recordsPerSecond: number;
+}
+
+async function once(processes: number, records: number, pdf: Buffer): Promise<BatchBenchRow> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'pdfedit-bench-'));
+  const prefix = `pdfedit-bench-${randomBytes(4).toString('hex')}`;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'error',
+    ALLOW_PRIVATE_URLS: '1',
+    QUEUE_PREFIX: prefix,
+    JOB_LEASE_MS: '5000',
+    JOB_RECONCILE_MS: '200',
+    RATE_LIMIT_FACTOR: '1000',
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+  };
+  const server = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/t.pdf`;
+  const api = await buildServer(loadConfig({ ...env, JOB_WORKERS: '0' }));
+  const children: ChildProcess[] = [];
+  try {
+    const account = await ensureAccount(api.db, 'bench@example.com', 'scale');
+    const { key } = await createKey(api.db, account.id, 'live');
+    for (let i = 0; i < processes; i++) {
+      children.push(
+        spawn(process.execPath, [CLI, 'worker'], {
+          env: { ...process.env, ...env, JOB_WORKERS: '2', ENGINE_THREADS: '2' },
+          stdio: ['ignore', process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
+        }),
+      );
+    }
+    const res = await api.inject({
+      method: 'POST',
+      url: '/v1/batch',
+      headers: { authorization: `Bearer ${key}` },
+      payload: {
+        template: { url },
+        edits: [{ find: 'Bayside Wholesale', replace: '{name} Wholesale' }],
+        records: Array.from({ length: records }, (_, i) => ({ name: `Client ${i}` })),
+      },
+    });
+    if (res.statusCode !== 202) throw new Error(`batch refused: ${res.body}`);
+    const jobId: string = res.json().job_id;
+    for (;;) {
+      const row = await jobsDb(api.db)
+        .selectFrom('jobs')
+        .select(['status', 'started_at', 'finished_at'])
+        .where('id', '=', jobId)
+        .executeTakeFirstOrThrow();
+      if (row.finished_at !== null && row.started_at !== null) {
+        if (row.status !== 'done') throw new Error(`batch finished ${row.status}`);
+        const seconds = (row.finished_at - row.started_at) / 1000;
+        return { processes, records, seconds, recordsPerSecond: records / seconds };
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await Promise.all(
+      children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))),
+    );
+    await api.close();
+    server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (process.env.REDIS_URL) await dropQueueKeys(process.env.REDIS_URL, prefix);
+  }
+}
+
+/** Removes the bench queue's keys from Redis. */
+async function dropQueueKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Runs the batch bench; prints and returns its rows. */
+export async function benchBatch(
+  records = Number(process.env.BENCH_BATCH_RECORDS || 100),
+): Promise<BatchBenchRow[]> {
+  if (!existsSync(path.join(CORPUS, TEMPLATE))) {
+    console.log('bench batch: the corpus is absent; nothing to measure');
+    return [];
+  }
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build:ts`);
+  const pdf = readFileSync(path.join(CORPUS, TEMPLATE));
+  const rows: BatchBenchRow[] = [];
+  for (const processes of [1, 2]) rows.push(await once(processes, records, pdf));
+  console.log(
+    `\nbatch throughput, one-page template, ${process.env.REDIS_URL ? 'BullMQ on Redis' : 'embedded queue'}:`,
+  );
+  for (const r of rows) {
+    console.log(
+      `  ${r.processes} worker process(es): ${r.records} records in ${r.seconds.toFixed(1)} s = ${r.recordsPerSecond.toFixed(1)} records/s`,
+    );
+  }
+  return rows;
+}
