@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config.js';
 import { EnginePool } from '../src/engine/pool.js';
 import { benchBatch } from './batch.js';
+import { benchEdits, type EditCase, syntheticHundredPages } from './edit.js';
 
 const CORPUS = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 const PDFIUM = process.env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so');
@@ -79,12 +80,60 @@ async function main(): Promise<void> {
       await pool.close();
     }
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+  print(rows);
   console.log(
     '\nPDFium serialises its calls behind one mutex per process: threads overlap only the Rust-side work.',
   );
+  await editBench();
   await benchBatch();
+}
+
+function print(rows: string[][]): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  for (const r of rows)
+    console.log(
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
+}
+
+/**
+ * One-phrase verified replaces. The corpus has no 100-page document: its largest is the
+ * 19-page US Constitution, used as is and repeated to 114 pages with qpdf.
+ */
+async function editBench(): Promise<void> {
+  const constitution = path.join(CORPUS, 'font-cid-cff-identityh-us-constitution.pdf');
+  const hundred = syntheticHundredPages(constitution, 19);
+  const cases: EditCase[] = [
+    {
+      name: '1 page (invoice)',
+      file: path.join(CORPUS, 'doc-invoice-itextsharp-demo.pdf'),
+      find: 'INV-0046',
+      replace: 'INV-0064',
+      runs: 30,
+    },
+    {
+      name: '19 pages (constitution, largest in corpus)',
+      file: constitution,
+      find: 'insure domestic',
+      replace: 'ensure domestic',
+      runs: 20,
+    },
+  ];
+  if (hundred)
+    cases.push({ ...cases[1]!, name: '114 pages (constitution ×6, qpdf)', file: hundred.file, runs: 10 });
+  const pool = new EnginePool({ pdfiumLibPath: PDFIUM, threads: 1, timeoutMs: 120_000, maxQueue: 64 });
+  try {
+    const rows = await benchEdits(pool, PDFIUM, cases);
+    console.log('\nOne-phrase verified replace (first occurrence), engine time split by stage (ms):\n');
+    print([['operation', 'document', 'p50 ms', 'p95 ms', 'notes'], ...rows]);
+    if (!hundred) console.log('(qpdf not found: the 114-page case was skipped)');
+  } finally {
+    await pool.close();
+    hundred?.cleanup();
+  }
 }
 
 main().catch((err) => {

@@ -9,6 +9,12 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * Renders 1-based `page` exactly as edit verification does and returns the raster's size:
+ * one bare PDFium render, the floor an edit's before/after check compares with (bench).
+ */
+export declare function bareRender(pdf: Buffer, page: number, password?: string | undefined | null): RasterSize
+
 /** What a document is. */
 export interface DocInfo {
   /** Number of pages. */
@@ -246,6 +252,14 @@ export interface PageText {
    * (hyphen dropped); the annotations' text follows the content's.
    */
   text: string
+}
+
+/** Size of a verification raster. */
+export interface RasterSize {
+  /** Pixels. */
+  width: number
+  /** Pixels. */
+  height: number
 }
 
 /** Text spans and form fields, already in the API's shape. */

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.bareRender = nativeBinding.bareRender
 module.exports.edit = nativeBinding.edit
 module.exports.init = nativeBinding.init
 module.exports.openInfo = nativeBinding.openInfo

@@ -402,3 +402,28 @@ pub fn edit(pdf: Buffer, request: EditRequest) -> Result<EditResult> {
         )),
     }
 }
+
+/// Size of a verification raster.
+#[napi(object)]
+pub struct RasterSize {
+    /// Pixels.
+    pub width: u32,
+    /// Pixels.
+    pub height: u32,
+}
+
+/// Renders 1-based `page` exactly as edit verification does and returns the raster's size:
+/// one bare PDFium render, the floor an edit's before/after check compares with (bench).
+#[napi]
+pub fn bare_render(pdf: Buffer, page: u32, password: Option<String>) -> Result<RasterSize> {
+    match catch_unwind(AssertUnwindSafe(|| {
+        engine::bare_render(&pdf, password.as_deref(), page)
+    })) {
+        Ok(Ok((width, height))) => Ok(RasterSize { width, height }),
+        Ok(Err(e)) => Err(to_js_error(engine::EditError::Engine(e))),
+        Err(_) => Err(napi::Error::new(
+            EditCode::EngineError,
+            "the engine crashed on this document".to_string(),
+        )),
+    }
+}

@@ -30,6 +30,7 @@ use lopdf::{Document, ObjectId};
 use pdf_render::raster::Raster;
 
 pub use types::*;
+pub use verify::bare_render;
 
 use crate::Error;
 use find::{anchor_end, compile, inside, mostly_overlaps, page_matches, select, Match, PageModel};

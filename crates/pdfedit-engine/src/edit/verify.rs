@@ -42,3 +42,14 @@ pub(crate) fn previews(before: &Raster, after: &Raster, area: [f64; 4]) -> (Vec<
     let crop = |r: &Raster| crop_png(r, b, PREVIEW_MAX_BYTES).unwrap_or_default();
     (crop(before), crop(after))
 }
+
+/// Renders 1-based `page` exactly as verification does (same resolution, pixels copied
+/// out), and returns the raster's size. Benchmarks time two of these as the floor an
+/// edit's before-and-after check compares with.
+pub fn bare_render(bytes: &[u8], password: Option<&str>, page: u32) -> Result<(u32, u32)> {
+    if page == 0 {
+        return Err(Error::InvalidRequest("pages are 1-based".into()));
+    }
+    let r = rasterize_page(bytes, password, page - 1, VERIFY_PX_PER_PT)?;
+    Ok((r.width, r.height))
+}

@@ -1,0 +1,143 @@
+/**
+ * The edit benchmark of `npm run bench` (issue 3): a one-phrase verified replace on a
+ * 1-page and on the largest corpus document, p50/p95 through the service's worker pool, the
+ * engine's own time split by stage (parse, edit, render, diff, save), and the floor to
+ * compare with: two bare PDFium renders of the touched page at the verification resolution
+ * (the least any render-before-and-after check can cost).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../src/config.js';
+import type { EnginePool } from '../src/engine/pool.js';
+import type { EngineEditResult, EngineTimings } from '../src/engine/types.js';
+
+/** The addon, loaded in this thread for the bare renders (the edits go through the pool). */
+interface Native {
+  init(pdfiumLibPath: string): void;
+  bareRender(pdf: Buffer, page: number, password?: string | null): { width: number; height: number };
+}
+
+export interface EditCase {
+  name: string;
+  /** Absolute path of the PDF. */
+  file: string;
+  find: string;
+  replace: string;
+  runs: number;
+}
+
+type Stage = Exclude<keyof EngineTimings, 'mark'>;
+const STAGES: Stage[] = ['parse', 'edit', 'render', 'diff', 'save', 'total'];
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+function median(values: number[]): number {
+  return quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+}
+
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+/**
+ * The largest corpus document made 100+ pages long by repeating its pages with qpdf, in a
+ * scratch folder (the corpus has no 100-page document); `undefined` without qpdf.
+ */
+export function syntheticHundredPages(
+  source: string,
+  pages: number,
+): { file: string; cleanup(): void } | undefined {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pdfedit-bench-'));
+  const file = path.join(dir, 'hundred.pdf');
+  const copies = Math.ceil(100 / pages);
+  try {
+    execFileSync('qpdf', ['--empty', '--pages', ...Array(copies).fill(source), '--', file], {
+      stdio: 'pipe',
+    });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Runs the cases; returns table rows (operation, document, p50, p95, notes). */
+export async function benchEdits(
+  pool: EnginePool,
+  pdfiumLibPath: string,
+  cases: EditCase[],
+): Promise<string[][]> {
+  const require = createRequire(import.meta.url);
+  const native = require(path.join(PROJECT_ROOT, 'native', 'index.js')) as Native;
+  native.init(pdfiumLibPath);
+  const rows: string[][] = [];
+  for (const c of cases) {
+    const pdf = readFileSync(c.file);
+    const task = {
+      pdf,
+      edits: [
+        {
+          index: 0,
+          op: 'replace' as const,
+          find: c.find,
+          replace: c.replace,
+          scope: { occurrence: 'first' },
+        },
+      ],
+      options: { font_policy: 'prefer_exact' as const, break_signature: false },
+    };
+    const first = await pool.edit(task); // warm-up, and a check that the edit applies
+    const change = first.changes[0];
+    if (!change?.verified) {
+      const why = first.failed[0]?.reason ?? (first.unmatched.length ? 'unmatched' : 'no change');
+      rows.push(['verified replace', c.name, '', '', `NOT APPLIED (${why}): numbers would be meaningless`]);
+      continue;
+    }
+    const wall: number[] = [];
+    const results: EngineEditResult[] = [];
+    for (let i = 0; i < c.runs; i++) {
+      const t0 = process.hrtime.bigint();
+      results.push(await pool.edit(task));
+      wall.push(ms(t0));
+    }
+    wall.sort((a, b) => a - b);
+    const fmt = (n: number) => n.toFixed(1);
+    rows.push([
+      'verified replace (pool, end to end)',
+      c.name,
+      fmt(quantile(wall, 0.5)),
+      fmt(quantile(wall, 0.95)),
+      `${c.runs} runs; "${c.find}" → "${c.replace}", page ${change.page}, ${change.font_source}`,
+    ]);
+    for (const stage of STAGES) {
+      const values = results.map((r) => r.timings[stage]).sort((a, b) => a - b);
+      rows.push([`  engine ${stage}`, c.name, fmt(quantile(values, 0.5)), fmt(quantile(values, 0.95)), '']);
+    }
+    // The floor: two bare renders of the touched page, as the verification renders it.
+    const floor: number[] = [];
+    native.bareRender(pdf, change.page);
+    let size = { width: 0, height: 0 };
+    for (let i = 0; i < c.runs; i++) {
+      const t0 = process.hrtime.bigint();
+      native.bareRender(pdf, change.page);
+      size = native.bareRender(pdf, change.page);
+      floor.push(ms(t0));
+    }
+    floor.sort((a, b) => a - b);
+    const overhead = median(wall) / Math.max(0.001, median(floor));
+    rows.push([
+      '  floor: 2 bare PDFium renders',
+      c.name,
+      fmt(quantile(floor, 0.5)),
+      fmt(quantile(floor, 0.95)),
+      `${size.width}x${size.height} px each; the edit costs ${overhead.toFixed(1)}x the floor`,
+    ]);
+  }
+  return rows;
+}
