@@ -48,13 +48,10 @@ impl Document<'_> {
         // FPDFPage_Flatten with FLAT_PRINT, which keeps only annotations flagged Print.
         // What a reader sees is every annotation that is not hidden (pdftotext prints
         // those too), so in this scratch copy the Print flag follows visibility; links and
-        // popups never draw page text, and neither do push buttons: their caption is a
-        // control's label (viewers regenerate it, or not, from /MK; pdftotext prints none
-        // when the form asks for regenerated appearances).
+        // popups never draw page text. A push button's appearance draws its caption
+        // ("Submit", "Clear Data"), which readers see and pdftotext prints.
         for mut annot in page.annotations().iter() {
-            let button = matches!(annot.as_form_field(), Some(PdfFormField::PushButton(_)));
             let drawn = !annot.is_hidden()
-                && !button
                 && !matches!(
                     annot.annotation_type(),
                     PdfPageAnnotationType::Link | PdfPageAnnotationType::Popup
