@@ -222,3 +222,93 @@ fn merge_runs(spans: &mut Vec<Span>, geo: Vec<Geo>) {
     }
     *spans = out;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 10 pt span of `text` on `line` from `x0` to `x1` along a baseline at y = 100.
+    fn span(text: &str, line: u32, x0: f32, x1: f32, index: u32) -> (Span, Geo) {
+        let s = Span {
+            span_id: format!("id{index}"),
+            page: 1,
+            text: text.into(),
+            bbox: [x0, 92.0, x1, 102.0],
+            font: "Helvetica".into(),
+            size: 10.0,
+            color: "#000000".into(),
+            flags: Vec::new(),
+            line,
+            block: line,
+            rotation: 0.0,
+            source: "text-layer",
+            space_before: true,
+            soft_hyphen_end: false,
+        };
+        let g = Geo {
+            baseline: 100.0,
+            along: (x0, x1),
+            size: 10.0,
+            angle: 0.0,
+            vertical: false,
+            first_index: index,
+        };
+        (s, g)
+    }
+
+    fn run(parts: Vec<(Span, Geo)>) -> Vec<Span> {
+        let (mut spans, geo): (Vec<Span>, Vec<Geo>) = parts.into_iter().unzip();
+        join_split_lines(&mut spans, geo);
+        spans
+    }
+
+    #[test]
+    fn a_piece_written_into_a_gap_of_a_later_line_joins_it() {
+        // "shipboard service" drawn first, then "For" and "s please…" around it.
+        let out = run(vec![
+            span("shipboard service", 0, 54.1, 133.9, 0),
+            span("For", 1, 36.8, 50.8, 20),
+            span("s please include", 1, 134.7, 210.0, 24),
+        ]);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0].text, "For shipboard services please include");
+        assert_eq!(out[0].bbox[0], 36.8);
+        assert_eq!(out[0].bbox[2], 210.0);
+    }
+
+    #[test]
+    fn a_word_written_in_two_pieces_is_one_span() {
+        let (a, ga) = span("The physicia", 0, 81.1, 136.9, 0);
+        let (mut b, gb) = span("n is legally", 0, 137.0, 190.0, 12);
+        b.space_before = false;
+        let out = run(vec![(a, ga), (b, gb)]);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].text, "The physician is legally");
+        assert_eq!(
+            out[0].span_id,
+            span_id(1, 0, "The physician is legally", "Helvetica")
+        );
+    }
+
+    #[test]
+    fn table_cells_and_other_styles_stay_apart() {
+        // A column gap wider than a span split, and a bold neighbour.
+        let (a, ga) = span("Name", 0, 10.0, 40.0, 0);
+        let (b, gb) = span("Amount", 0, 90.0, 130.0, 4);
+        let (mut c, gc) = span("due", 0, 131.0, 150.0, 10);
+        c.flags = vec!["bold"];
+        let out = run(vec![(a, ga), (b, gb), (c, gc)]);
+        let texts: Vec<&str> = out.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(texts, ["Name", "Amount", "due"]);
+    }
+
+    #[test]
+    fn overlapping_lines_on_one_baseline_do_not_join() {
+        let out = run(vec![
+            span("first line", 0, 10.0, 80.0, 0),
+            span("overprint", 1, 40.0, 100.0, 10),
+        ]);
+        assert_eq!(out.len(), 2);
+        assert_ne!(out[0].line, out[1].line);
+    }
+}
