@@ -19,11 +19,11 @@ use std::process::Command;
 use unicode_normalization::UnicodeNormalization;
 
 /// Bar for the average agreement over every file with a text layer. The target is 0.98;
-/// measured 0.9483. Whitespace tokens do not split CJK text into characters, so a file
+/// measured 0.9559. Whitespace tokens do not split CJK text into characters, so a file
 /// whose lines the two tools break differently scores low here (kampo 0.03; the service
 /// test splits CJK and scores it 1.0), and pdftotext glues and reverses the WeasyPrint
 /// Arabic file's words (0.0).
-const BAR: f64 = 0.945;
+const BAR: f64 = 0.95;
 
 fn normalise(s: &str) -> String {
     s.nfkc()
