@@ -13,9 +13,13 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 # --- Debian packages -------------------------------------------------------------------
 APT_PACKAGES=(
   build-essential pkg-config python3 python3-pip python3-venv ca-certificates curl
-  poppler-utils qpdf tesseract-ocr tesseract-ocr-eng
+  poppler-utils poppler-data qpdf tesseract-ocr tesseract-ocr-eng
   fonts-liberation fonts-crosextra-carlito fonts-crosextra-caladea fonts-urw-base35 fonts-dejavu-core
+  fonts-ipafont-mincho fonts-ipafont-gothic
 )
+# fonts-ipafont-*: PDFium drops the glyphs of a non-embedded Japanese font (Ryumin-Light,
+# GothicBBB-Medium) from the text layer, and draws nothing, when no system font covers
+# them. poppler-data: pdftotext (the tests' reference) needs its CMaps for the same files.
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

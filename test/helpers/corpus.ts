@@ -71,10 +71,13 @@ const RTL = /[\p{Script=Arabic}\p{Script=Hebrew}]/u;
 export function words(text: string): string[] {
   const out: string[] = [];
   // Format characters (bidi embeddings and marks, zero-width joiners) are invisible: pdftotext
-  // wraps right-to-left runs in them, a text layer does not.
+  // wraps right-to-left runs in them, a text layer does not. A glyph whose font maps it to a
+  // control code is printed raw by pdftotext and as U+FFFD by us: both say "an unreadable
+  // glyph here", so they compare equal.
   for (const token of text
     .normalize('NFKC')
     .replace(/\p{Cf}/gu, '')
+    .replace(/[^\P{Cc}\s]/gu, '\uFFFD')
     .split(/\s+/u)) {
     if (!token) continue;
     if (CJK.test(token)) {
@@ -109,6 +112,34 @@ export function wordOverlap(a: string[], b: string[]): number {
     }
   }
   return common / Math.max(a.length, b.length);
+}
+
+/**
+ * The independent evaluator's words (../shared/tools/evallib.py `words_of`): every run of
+ * 5 to 12 ASCII letters, found as Python's `re.findall(r"[A-Za-z]{5,12}")` finds them (a
+ * longer run yields several), counted with multiplicity and case.
+ */
+export function letterWords(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(/[A-Za-z]{5,12}/g)) out.set(m[0], (out.get(m[0]) ?? 0) + 1);
+  return out;
+}
+
+/** How many words a count map holds. */
+export function wordTotal(words: Map<string, number>): number {
+  let n = 0;
+  for (const c of words.values()) n += c;
+  return n;
+}
+
+/**
+ * The evaluator's agreement (evallib.py `check_text`): the share of the reference's words,
+ * with multiplicity, that the other text also has. Words the reference lacks cost nothing.
+ */
+export function letterWordRecall(ours: Map<string, number>, reference: Map<string, number>): number {
+  let common = 0;
+  for (const [w, c] of reference) common += Math.min(c, ours.get(w) ?? 0);
+  return common / Math.max(1, wordTotal(reference));
 }
 
 /** Width and height of a PNG from its IHDR chunk (throws when the bytes are not a PNG). */

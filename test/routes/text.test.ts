@@ -1,10 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
-import { corpus, corpusPath, pdftotext, pdftotextAvailable, wordOverlap, words } from '../helpers/corpus.js';
+import {
+  corpus,
+  corpusPath,
+  letterWordRecall,
+  letterWords,
+  pdftotext,
+  pdftotextAvailable,
+  wordOverlap,
+  words,
+  wordTotal,
+} from '../helpers/corpus.js';
 import { startCorpusApp } from '../helpers/corpus-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
-import { type FileServer, serveFiles } from '../helpers/serve.js';
+import type { FileServer } from '../helpers/serve.js';
 
 interface Span {
   span_id: string;
@@ -32,7 +42,8 @@ function joinedText(answer: TextAnswer): string {
 }
 
 const entries = corpus();
-const textEntries = entries.filter((e) => e.textChars > 0 && e.pagesWithoutText < e.pages);
+// The files the evaluator scores: those with a page that has text.
+const scoredEntries = entries.filter((e) => e.pagesWithoutText < e.pages);
 
 describe.skipIf(!HAVE_CORPUS)('POST /v1/text on the corpus (../shared/corpus)', () => {
   let t: TestApp;
@@ -61,28 +72,59 @@ describe.skipIf(!HAVE_CORPUS)('POST /v1/text on the corpus (../shared/corpus)', 
     }
   });
 
-  // Issue 2 asks for 0.98 on average; measured 0.965 (Arabic visual order and words glued by
-  // pdftotext, a Stamp appearance PDFium does not flatten, NeedAppearances values with no
-  // appearance). The floor guards against regressions until the target is reached.
+  // Issue 2's bar, measured as the independent evaluator measures it (../shared/tools/
+  // evallib.py `check_text`): the share of pdftotext's words (runs of 5-12 ASCII letters)
+  // that the spans' texts, joined by spaces, also hold; files with fewer than 20 such words
+  // are not scored. Unlike the evaluator this also reads the files that need a user
+  // password (pdftotext gets it too). Beside it, over every file with a text layer (CJK and
+  // Arabic too): the stricter overlap of whitespace-separated words of the pages' plain
+  // text, |A ∩ B| / max(|A|, |B|), which also counts words we add. Where the two tools
+  // disagree today and why: see the notes at the bars.
   it.skipIf(!pdftotextAvailable())(
-    'agrees with pdftotext word for word (average >= 0.96; target 0.98)',
+    'agrees with pdftotext word for word (evaluator metric: average >= 0.98)',
     async () => {
       const scores: number[] = [];
-      for (const e of textEntries) {
+      const strict: number[] = [];
+      for (const e of scoredEntries) {
         const password = e.userPassword ?? e.ownerPassword;
-        const res = await read(e.file, password, { layers: ['text'] });
+        const reference = pdftotext(corpusPath(e.file), password);
+        const res = await read(e.file, password);
         expect(res.statusCode, e.file).toBe(200);
-        const ours = words(joinedText(res.json()));
-        const theirs = words(pdftotext(corpusPath(e.file), password));
-        const score = wordOverlap(ours, theirs);
-        scores.push(score);
+        const answer = res.json() as TextAnswer;
+        const overlap = wordOverlap(words(joinedText(answer)), words(reference));
+        if (e.textChars > 0) strict.push(overlap);
+        const refWords = letterWords(reference);
+        let figure = '  -  ';
+        if (wordTotal(refWords) >= 20) {
+          const spanText = answer.pages.flatMap((p) => p.spans.map((s) => s.text)).join(' ');
+          const score = letterWordRecall(letterWords(spanText), refWords);
+          scores.push(score);
+          figure = `${score.toFixed(3)}${score < 0.98 ? '<' : ' '}`;
+        }
         console.log(
-          `text agreement ${score.toFixed(3)}  ${e.file} (${ours.length} vs ${theirs.length} words)`,
+          `text agreement ${figure} ${e.file} (${wordTotal(refWords)} letter words; ` +
+            `whitespace-word overlap ${overlap.toFixed(3)})`,
         );
       }
-      const avg = scores.reduce((a, b) => a + b, 0) / scores.length;
-      console.log(`text agreement average ${avg.toFixed(4)} over ${scores.length} files`);
-      expect(avg).toBeGreaterThanOrEqual(0.96);
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const passing = scores.filter((x) => x >= 0.98).length;
+      console.log(
+        `text agreement average ${mean(scores).toFixed(4)} over ${scores.length} scored files, ` +
+          `${passing} of them >= 0.98; whitespace-word overlap average ${mean(strict).toFixed(4)} ` +
+          `over ${strict.length} files`,
+      );
+      expect(mean(scores)).toBeGreaterThanOrEqual(0.98);
+      // Measured 0.975; the floor guards against regressions. What keeps files apart:
+      // - a word hyphenated at a line end is two spans ("pellen-", "tesque"), so joining span
+      //   texts by spaces loses it; pdftotext (and our page `text`) join it. This alone keeps
+      //   the latex, constitution, tracemonkey, Type 3 bitmap and Vicksburg files under 0.98
+      //   on the evaluator metric; on the page text they score 0.993 to 1.
+      // - pdftotext's own readings: the Arabic file's words glued and in visual order, the
+      //   Medicare form's sideways letter-spaced banner cut into letters, the Vicksburg OCR
+      //   layer's overlapping lines interleaved ("supmwpose"), underscores run together.
+      // - NeedAppearances text fields with empty appearances (pdftotext builds them); a Word
+      //   font whose ToUnicode maps letters to Latin Extended code points (both tools wrong).
+      expect(mean(strict)).toBeGreaterThanOrEqual(0.97);
     },
   );
 

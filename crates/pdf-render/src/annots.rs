@@ -9,6 +9,8 @@
 //! the original content are kept, so the content's own character indices (and the span ids
 //! built from them) never depend on the annotations.
 
+use std::collections::HashMap;
+
 use pdfium_render::prelude::*;
 
 use crate::chars::{chars_of, RawChar};
@@ -33,9 +35,8 @@ impl Document<'_> {
     /// the page's own `content` characters (from [`Document::page_chars`] on an unflattened
     /// copy). **Flattens the page in this document**: call it on a scratch copy only.
     ///
-    /// Indices of the returned characters continue after the content's. Empty when the
-    /// flattened page does not start with the content unchanged (then we cannot tell which
-    /// characters are new, and showing nothing beats showing the content twice).
+    /// Indices of the returned characters are their places in the flattened page's text,
+    /// after the content's when PDFium reads the appearances after the content.
     pub fn flattened_annotation_chars(
         &self,
         index: u32,
@@ -48,13 +49,10 @@ impl Document<'_> {
         // FPDFPage_Flatten with FLAT_PRINT, which keeps only annotations flagged Print.
         // What a reader sees is every annotation that is not hidden (pdftotext prints
         // those too), so in this scratch copy the Print flag follows visibility; links and
-        // popups never draw page text, and neither do push buttons: their caption is a
-        // control's label (viewers regenerate it, or not, from /MK; pdftotext prints none
-        // when the form asks for regenerated appearances).
+        // popups never draw page text. A push button's appearance draws its caption
+        // ("Submit", "Clear Data"), which readers see and pdftotext prints.
         for mut annot in page.annotations().iter() {
-            let button = matches!(annot.as_form_field(), Some(PdfFormField::PushButton(_)));
             let drawn = !annot.is_hidden()
-                && !button
                 && !matches!(
                     annot.annotation_type(),
                     PdfPageAnnotationType::Link | PdfPageAnnotationType::Popup
@@ -72,9 +70,113 @@ impl Document<'_> {
             return Ok(Vec::new());
         }
         let same_prefix = all.iter().zip(content).all(|(a, b)| a.ch == b.ch);
-        if !same_prefix {
-            return Ok(Vec::new());
+        if same_prefix {
+            return Ok(all.into_iter().skip(content.len()).collect());
         }
-        Ok(all.into_iter().skip(content.len()).collect())
+        Ok(not_in_content(all, content))
+    }
+}
+
+/// Where an appearance draws text on a line of the page's own text, PDFium merges the two
+/// into one reading order (a Stamp that magnifies the words under it). The content's
+/// glyphs are still where they were: each is matched by character and origin and taken
+/// out; what remains, with the separators PDFium inferred after a remaining glyph, is the
+/// annotations' text.
+fn not_in_content(all: Vec<RawChar>, content: &[RawChar]) -> Vec<RawChar> {
+    // Origins in quarter points: flattening does not move the content, so its glyphs come
+    // back at the same coordinates.
+    let key = |c: &RawChar| {
+        (
+            c.ch,
+            (c.origin.0 * 4.0).round() as i64,
+            (c.origin.1 * 4.0).round() as i64,
+        )
+    };
+    let mut left: HashMap<(Option<char>, i64, i64), u32> = HashMap::new();
+    for c in content.iter().filter(|c| !c.generated) {
+        *left.entry(key(c)).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    let mut after_kept = false;
+    for c in all {
+        if c.generated {
+            if after_kept {
+                out.push(c);
+            }
+            continue;
+        }
+        match left.get_mut(&key(&c)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                after_kept = false;
+            }
+            _ => {
+                after_kept = true;
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Rect;
+
+    fn glyph(ch: char, x: f32, generated: bool) -> RawChar {
+        RawChar {
+            index: 0,
+            ch: Some(ch),
+            generated,
+            bbox: Rect::default(),
+            hyphen: false,
+            advance_box: Rect::default(),
+            origin: (x, 100.0),
+            font: String::new(),
+            size: 10.0,
+            weight: None,
+            italic: false,
+            monospace: false,
+            serif: false,
+            color: [0, 0, 0],
+            angle: 0.0,
+        }
+    }
+
+    fn text(chars: &[RawChar]) -> String {
+        chars.iter().filter_map(|c| c.ch).collect()
+    }
+
+    #[test]
+    fn appearance_text_read_into_the_content_is_taken_out_of_it() {
+        // Content "ab cd"; the flattened page reads an appearance's "XY" in the middle.
+        let content = vec![
+            glyph('a', 10.0, false),
+            glyph('b', 15.0, false),
+            glyph(' ', 20.0, true),
+            glyph('c', 25.0, false),
+            glyph('d', 30.0, false),
+        ];
+        let all = vec![
+            glyph('a', 10.0, false),
+            glyph('b', 15.0, false),
+            glyph('X', 16.0, false),
+            glyph('Y', 21.0, false),
+            glyph('\n', 22.0, true),
+            glyph('c', 25.0, false),
+            glyph(' ', 28.0, true),
+            glyph('d', 30.0, false),
+        ];
+        assert_eq!(text(&not_in_content(all, &content)), "XY\n");
+    }
+
+    #[test]
+    fn the_same_letter_elsewhere_is_new_text() {
+        let content = vec![glyph('a', 10.0, false)];
+        let all = vec![glyph('a', 10.0, false), glyph('a', 50.0, false)];
+        let out = not_in_content(all, &content);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].origin.0, 50.0);
     }
 }

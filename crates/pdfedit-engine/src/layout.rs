@@ -79,6 +79,7 @@ pub(crate) fn layout_page(page: u32, raw: Vec<RawSpan>, source: &'static str) ->
             size,
             angle: s.angle,
             vertical: s.vertical,
+            first_index: s.first_index,
         });
         out.push(public_span(page, s, text, line, block, source));
     }

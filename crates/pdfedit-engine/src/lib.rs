@@ -152,7 +152,8 @@ pub fn read_text(
     for &p in &wanted {
         let meta = &info.pages[(p - 1) as usize];
         let spans = if text {
-            let (spans, flat) = page_spans(&doc, bytes, password, p, scratch.take())?;
+            let size = (meta.width, meta.height);
+            let (spans, flat) = page_spans(&doc, bytes, password, p, size, scratch.take())?;
             scratch = flat;
             spans
         } else {
@@ -191,10 +192,12 @@ fn page_spans<'a>(
     bytes: &'a [u8],
     password: Option<&str>,
     p: u32,
+    size: (f32, f32),
     scratch: Option<pdf_render::Document<'a>>,
 ) -> Result<(Vec<Span>, Option<pdf_render::Document<'a>>)> {
     let chars = doc.page_chars(p - 1)?;
-    let mut spans = layout::layout_page(p, spans::build_spans(&chars), TEXT_LAYER);
+    let shown = on_page(&chars, size);
+    let mut spans = layout::layout_page(p, spans::build_spans(&shown), TEXT_LAYER);
     let (next_line, next_block) = order::reading_order(&mut spans, 0, 0);
     if !doc.has_text_annotations(p - 1)? {
         return Ok((spans, scratch));
@@ -204,10 +207,42 @@ fn page_spans<'a>(
         None => pdf_render::Document::open(bytes, password)?,
     };
     let extra = flat.flattened_annotation_chars(p - 1, &chars)?;
+    let extra = on_page(&extra, size);
     let mut annots = layout::layout_page(p, spans::build_spans(&extra), ANNOTATION);
+    // Some producers draw a widget's caption in the page content too, right under the
+    // widget (hyperref's buttons): the reader sees one word there, not two.
+    annots.retain(|a| {
+        !spans
+            .iter()
+            .any(|s| s.text == a.text && mostly_same_box(&s.bbox, &a.bbox))
+    });
     order::reading_order(&mut annots, next_line, next_block);
     spans.extend(annots);
     Ok((spans, Some(flat)))
+}
+
+/// The characters drawn inside the displayed page of `size` (width, height): glyphs set
+/// beyond its edges are clipped away and no reader sees them (pdftotext drops them too).
+fn on_page(chars: &[pdf_render::RawChar], size: (f32, f32)) -> Vec<pdf_render::RawChar> {
+    chars
+        .iter()
+        .filter(|c| {
+            let b = &c.advance_box;
+            b.x1 > 0.0 && b.y1 > 0.0 && b.x0 < size.0 && b.y0 < size.1
+        })
+        .cloned()
+        .collect()
+}
+
+/// Whether two boxes overlap by more than half of the smaller one's area.
+fn mostly_same_box(a: &[f32; 4], b: &[f32; 4]) -> bool {
+    let w = a[2].min(b[2]) - a[0].max(b[0]);
+    let h = a[3].min(b[3]) - a[1].max(b[1]);
+    if w <= 0.0 || h <= 0.0 {
+        return false;
+    }
+    let area = |r: &[f32; 4]| (r[2] - r[0]) * (r[3] - r[1]);
+    w * h > 0.5 * area(a).min(area(b))
 }
 
 /// Renders a page (or a region of it) to a PNG that never exceeds the byte budget.

@@ -153,12 +153,21 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
         // glyph as '-' and remember that the word continues on the next line.
         let soft_hyphen = ch == '\u{2}' || c.hyphen;
         let ch = if ch == '\u{2}' { '-' } else { ch };
-        if ch.is_control() {
-            continue;
-        }
         let size = c.size.max(1.0);
         let vertical = current.as_ref().is_some_and(|s| s.vertical);
         let (mut along, mut baseline) = frame(c, vertical);
+        let ch = if ch.is_control() {
+            // A drawn glyph whose font maps it to a control code (an unmapped ligature of
+            // a Type 3 font): the replacement character says "a glyph we cannot read"
+            // without breaking its word in two or dropping it (pdftotext prints the raw
+            // control code). Invisible control codes are skipped.
+            if c.bbox.width() <= 0.0 && c.bbox.height() <= 0.0 {
+                continue;
+            }
+            '\u{FFFD}'
+        } else {
+            ch
+        };
 
         // PDFium puts a line break after every glyph of vertical writing; the geometry
         // checks below still end the column.
