@@ -123,6 +123,7 @@ async function runRecord(
       edits,
       options: request.options ?? undefined,
       sourceFileId: request.source_file_id ?? undefined,
+      timeoutMs: runner.svc.config.jobs.timeoutMs,
     });
     const r = outcome.result;
     if (outcome.kind === 'all_failed') {

@@ -106,6 +106,7 @@ export class JobRunner implements RunnerContext {
         edits: toEngineEdits(request.edits, request.page_count),
         options: request.options ?? undefined,
         sourceFileId: request.source_file_id ?? undefined,
+        timeoutMs: svc.config.jobs.timeoutMs,
       };
       let finish: Parameters<typeof finishJob>[3];
       try {
