@@ -150,6 +150,10 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
       input.options?.async === true ||
       input.options?.webhook_url !== undefined ||
       doc.info.pageCount > PLANS[principal.plan].syncPageLimit;
+    if (queued && request.principal === undefined) {
+      // Keyless use has no jobs to poll: GET /v1/jobs needs the key that queued them.
+      throw new ApiError('invalid_request', 'Jobs (options.async, options.webhook_url) need an API key.');
+    }
     const wantsPdf = (request.headers.accept ?? '')
       .split(',')
       .some((t) => t.trim().startsWith('application/pdf'));
