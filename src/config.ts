@@ -59,6 +59,9 @@ export interface JobsConfig {
   leaseMs: number;
   /** How often unfinished jobs in the database are checked against the queue. */
   reconcileMs: number;
+  /** Engine budget of one job's edit (one record of a batch): longer than a sync request's,
+   * since SPEC sends callers whose sync edit timed out to options.async (JOB_TIMEOUT_MS). */
+  timeoutMs: number;
   /** Doorbells per batch: how many workers (threads or processes) share one batch. */
   batchShards: number;
   /** Grace on SIGTERM for running jobs before their leases are released (WORKER_GRACE_MS). */
@@ -167,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workers: int(env, 'JOB_WORKERS', int(env, 'ENGINE_THREADS', 2)),
       leaseMs: Math.max(1_000, int(env, 'JOB_LEASE_MS', 30_000)),
       reconcileMs: Math.max(100, int(env, 'JOB_RECONCILE_MS', 15_000)),
+      timeoutMs: Math.max(1_000, int(env, 'JOB_TIMEOUT_MS', 15 * 60_000)),
       batchShards: Math.max(1, int(env, 'BATCH_SHARDS', 4)),
       shutdownGraceMs: int(env, 'WORKER_GRACE_MS', 20_000),
       csvMaxBytes: int(env, 'CSV_MAX_BYTES', 20 * 1024 * 1024),

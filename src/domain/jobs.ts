@@ -83,7 +83,8 @@ export async function createJob(svc: Services, job: NewJob): Promise<JobRow> {
     kind: 'upload',
     contentType: 'application/pdf',
     ttlMs: config.fileTtlMs,
-    parentId: job.sourceFileId ?? null,
+    // Not derived from the caller's file: deleting that file must not delete the job's copy.
+    parentId: null,
     bytes: job.pdf,
     now,
   });

@@ -23,6 +23,8 @@ export interface RunEditInput {
   mark: string | undefined;
   /** The caller's stored file the document came from: outputs are derived from it. */
   sourceFileId: string | undefined;
+  /** Engine budget of a job (config.jobs.timeoutMs); a sync edit keeps the pool's. */
+  timeoutMs?: number;
 }
 
 export type EditBody = Awaited<ReturnType<typeof buildEditResult>>;
@@ -38,16 +40,19 @@ export type RunEditOutcome =
  * before (sync: before the engine; job: before queueing).
  */
 export async function runEdit(svc: EditServices, input: RunEditInput): Promise<RunEditOutcome> {
-  const result = await svc.engine.edit({
-    pdf: input.pdf,
-    ...(input.password !== undefined ? { password: input.password } : {}),
-    edits: input.edits,
-    options: {
-      font_policy: input.options?.font?.policy ?? 'prefer_exact',
-      break_signature: input.options?.break_signature ?? false,
-      ...(input.mark !== undefined ? { mark: input.mark } : {}),
+  const result = await svc.engine.edit(
+    {
+      pdf: input.pdf,
+      ...(input.password !== undefined ? { password: input.password } : {}),
+      edits: input.edits,
+      options: {
+        font_policy: input.options?.font?.policy ?? 'prefer_exact',
+        break_signature: input.options?.break_signature ?? false,
+        ...(input.mark !== undefined ? { mark: input.mark } : {}),
+      },
     },
-  });
+    input.timeoutMs,
+  );
   if (result.changes.length === 0 && result.failed.length > 0) return { kind: 'all_failed', result };
   const pages = result.pages_touched.length;
   const charged =

@@ -55,13 +55,12 @@ export class EnginePool {
     });
   }
 
-  private async run<T>(task: EngineTask): Promise<T> {
+  private async run<T>(task: EngineTask, timeoutMs = this.timeoutMs): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () =>
-          reject(new ApiError('engine_timeout', `The engine did not finish within ${this.timeoutMs} ms.`)),
-        this.timeoutMs,
+        () => reject(new ApiError('engine_timeout', `The engine did not finish within ${timeoutMs} ms.`)),
+        timeoutMs,
       );
     });
     let reply: WorkerReply<T>;
@@ -96,8 +95,9 @@ export class EnginePool {
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  edit(task: Omit<EditTask, 'op'>): Promise<EngineEditResult> {
-    return this.run<EngineEditResult>({ op: 'edit', ...task });
+  /** `timeoutMs` replaces the pool's budget for this call (jobs get a longer one than sync requests). */
+  edit(task: Omit<EditTask, 'op'>, timeoutMs?: number): Promise<EngineEditResult> {
+    return this.run<EngineEditResult>({ op: 'edit', ...task }, timeoutMs);
   }
 
   get stats() {

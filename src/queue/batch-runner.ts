@@ -9,8 +9,8 @@ import { sampleMarkFor } from '../domain/sample-mark.js';
 import { Edits } from '../schemas/edit.js';
 import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
 import { finishJob } from './finish.js';
+import { jobOwner, jobSubject, type RunnerContext } from './job-context.js';
 import { claimRecord, joinBatch } from './leases.js';
-import { type JobRunner, jobOwner, jobSubject } from './runner.js';
 
 const editsCheck = TypeCompiler.Compile(Edits);
 
@@ -21,7 +21,7 @@ const editsCheck = TypeCompiler.Compile(Edits);
  * one charge for the whole batch (work id = job id, so a re-run bills nothing more), the
  * job row, and the webhook.
  */
-export async function runBatchShard(runner: JobRunner, jobId: string): Promise<void> {
+export async function runBatchShard(runner: RunnerContext, jobId: string): Promise<void> {
   const { svc } = runner;
   const { leaseMs } = svc.config.jobs;
   const job = await joinBatch(svc.db, jobId, svc.config.now(), leaseMs);
@@ -89,7 +89,7 @@ function recordError(index: number, err: ApiError): RecordEntry {
 }
 
 async function runRecord(
-  runner: JobRunner,
+  runner: RunnerContext,
   job: JobRow,
   request: JobRequest,
   pdf: Buffer,
@@ -125,6 +125,7 @@ async function runRecord(
       options: request.options ?? undefined,
       mark: sampleMarkFor(jobOwner(job)),
       sourceFileId: request.source_file_id ?? undefined,
+      timeoutMs: runner.svc.config.jobs.timeoutMs,
     });
     const r = outcome.result;
     if (outcome.kind === 'all_failed') {
@@ -158,7 +159,7 @@ async function runRecord(
 }
 
 /** When every record has finished: one charge, the job's final status, the webhook. */
-export async function finalizeBatch(runner: JobRunner, job: JobRow): Promise<void> {
+export async function finalizeBatch(runner: RunnerContext, job: JobRow): Promise<void> {
   const { svc } = runner;
   const rows = await jobsDb(svc.db)
     .selectFrom('job_records')

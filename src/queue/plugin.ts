@@ -57,7 +57,18 @@ export default fp(
       runner,
       reconciler,
       webhooks,
-      submit: (row) => queue.ring(bellsOf(row, config.jobs.batchShards)),
+      // The job is already stored: if the queue cannot take the bell now (Redis down), the
+      // caller still gets its 202 and the reconciler rings once the queue is back.
+      submit: async (row) => {
+        try {
+          await queue.ring(bellsOf(row, config.jobs.batchShards));
+        } catch (err) {
+          fastify.log.warn(
+            { err, job: row.id },
+            'job stored but not queued yet; the reconciler will queue it',
+          );
+        }
+      },
     };
     fastify.decorate('jobs', service);
     fastify.addHook('onReady', async () => {

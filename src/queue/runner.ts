@@ -1,54 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { usageOf } from '../billing/meter.js';
-import type { AccountPlan } from '../billing/plans.js';
-import type { BillingSubject } from '../billing/subject.js';
 import { ApiError } from '../domain/api-error.js';
 import { toEngineEdits } from '../domain/edit-request.js';
 import { jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
-import { allFailedBody, type EditServices, runEdit } from '../domain/run-edit.js';
+import { allFailedBody, runEdit } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
-import type { JobRow } from '../store/jobs-schema.js';
 import { runBatchShard } from './batch-runner.js';
 import { finishJob } from './finish.js';
+import { errorResult, jobOwner, jobSubject, type RunnerContext, type RunnerServices } from './job-context.js';
 import type { Doorbell } from './job-queue.js';
 import { claimEditJob, release, renew } from './leases.js';
 
-export type RunnerServices = EditServices;
-
 /** Engine failures of a job are retried this many times (a fresh lease each) before the job fails. */
 const MAX_ATTEMPTS = 3;
-
-/** The account subject a job bills (the plan it was queued under). */
-export function jobSubject(row: JobRow): BillingSubject {
-  return { kind: 'account', accountId: row.account_id, mode: row.mode, plan: row.plan as AccountPlan };
-}
-
-export function jobOwner(row: JobRow) {
-  return { accountId: row.account_id, mode: row.mode };
-}
-
-/** A job that ends in an error (its input expired, the engine refused the document). */
-export async function errorResult(svc: RunnerServices, row: JobRow, err: ApiError) {
-  const usage = await usageOf(svc.db, jobSubject(row), svc.config.now());
-  return {
-    status: 'failed' as const,
-    changes: [],
-    unmatched: [],
-    failed: [],
-    warnings: [],
-    output: null,
-    usage: { pages_billed: 0, remaining: usage.remaining },
-    error: { code: err.code, message: err.message, hint: err.hint },
-  };
-}
 
 /**
  * Runs bells: claims the work in the database, renews the lease while working, records
  * the result. Owner tokens of running work are kept so SIGTERM past its grace can release
  * them (another worker then resumes at once instead of after the lease).
  */
-export class JobRunner {
+export class JobRunner implements RunnerContext {
   private readonly owners = new Set<string>();
   private stopped = false;
 
@@ -137,6 +108,7 @@ export class JobRunner {
         options: request.options ?? undefined,
         mark: sampleMarkFor(jobOwner(row)),
         sourceFileId: request.source_file_id ?? undefined,
+        timeoutMs: svc.config.jobs.timeoutMs,
       };
       let finish: Parameters<typeof finishJob>[3];
       try {

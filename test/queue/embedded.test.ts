@@ -80,6 +80,31 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
       }
     });
 
+    it('answers 202 when the queue refuses the bell: the job is stored and runs later', async () => {
+      const queue = t.app.jobs.queue;
+      const ring = queue.ring.bind(queue);
+      queue.ring = async () => {
+        throw new Error('queue down');
+      };
+      let res: Awaited<ReturnType<typeof post>>;
+      try {
+        res = await post('/v1/edit', {
+          source: { url: files.url(INVOICE) },
+          edits: [{ find: 'Amount Due', replace: 'Amount Owed' }],
+          options: { async: true },
+        });
+      } finally {
+        queue.ring = ring;
+      }
+      expect(res.statusCode, res.body).toBe(202);
+      const restarted = await buildServer({ ...t.env.config, jobs: { ...t.env.config.jobs, workers: 1 } });
+      try {
+        expect((await waitForJob(t.app, key, res.json().job_id, 60_000)).status).toBe('done');
+      } finally {
+        await restarted.close();
+      }
+    });
+
     it.runIf(kind === 'sqlite')(
       'survives kill -9 of a worker process mid-batch: every record once, billed once',
       async () => {

@@ -48,6 +48,9 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
       expect(job.pages_billed).toBe(1);
       expect(job.changes_count).toBeGreaterThanOrEqual(1);
       expect(job.usage).toMatchObject({ pages_billed: 1 });
+      // The body a sync edit returns, plus the job fields.
+      for (const member of ['status', 'changes', 'unmatched', 'failed', 'warnings', 'output', 'usage'])
+        expect(job, member).toHaveProperty(member);
       expect(typeof job.started_at).toBe('string');
       expect(typeof job.finished_at).toBe('string');
       const output = job.output as { url: string };
