@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
 import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
 import { DB_KINDS, HAVE_CORPUS } from '../helpers/env.js';
+import { waitForJob } from '../helpers/jobs.js';
 import { type FileServer, serveFiles } from '../helpers/serve.js';
 
 /** One page, an edit of the document's own font: quick to run twenty times. */
@@ -96,6 +97,20 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
       const pdf = await edit({ ip: '198.51.100.8', headers: { ...bearer(test), accept: 'application/pdf' } });
       expect(pdf.statusCode).toBe(200);
       expect(checked(pdf.rawPayload)).toContain('SAMPLE');
+    });
+
+    it("marks the output of a test key's job too, and refuses jobs without a key", async () => {
+      const test = await t.newKey('jobmark@example.com', 'free', 'test');
+      const queued = await edit({ ip: '198.51.100.11', headers: bearer(test), options: { async: true } });
+      expect(queued.statusCode, queued.body).toBe(202);
+      const job = await waitForJob(t.app, test, queued.json().job_id);
+      expect(job.status).toBe('done');
+      expect(job.warnings).toContain('sample_mark');
+      const output = job.output as { url: string };
+      expect(checked(await download(output.url))).toContain('SAMPLE');
+      const keyless = await edit({ ip: '198.51.100.11', options: { async: true } });
+      expect(keyless.statusCode).toBe(400);
+      expect(keyless.json().error.code).toBe('invalid_request');
     });
 
     it('lets no client ask for (or drop) the mark, and a wrong key never falls back to keyless', async () => {
