@@ -427,6 +427,27 @@ mod tests {
     }
 
     #[test]
+    fn the_mark_sits_inside_the_crop_box_and_moves_away_from_text() {
+        let (mut doc, page) = doc_with(b"", 0);
+        let crop = vec![100.into(), 50.into(), 400.into(), 250.into()];
+        doc.get_object_mut(page)
+            .and_then(Object::as_dict_mut)
+            .unwrap()
+            .set("CropBox", crop);
+        let geom = PageGeom::read(&doc, page);
+        let em = 3.5; // about "SAMPLE" in Helvetica
+        let clear = place(&geom, &[], em);
+        let [.., x, y] = clear.matrix;
+        // Bottom right of the visible 300 × 200 box, in user space.
+        assert!(x > 300.0 && x < 400.0 && y > 50.0 && y < 70.0, "{:?}", clear.matrix);
+        // Text in that corner (displayed top-left coordinates): the next corner is used.
+        let text = [[200.0, 170.0, 300.0, 200.0]];
+        let moved = place(&geom, &text, em);
+        let [.., x, y] = moved.matrix;
+        assert!(x > 100.0 && x < 120.0 && y > 50.0 && y < 70.0, "{:?}", moved.matrix);
+    }
+
+    #[test]
     fn refuses_what_helvetica_winansi_cannot_draw() {
         assert!(check("SAMPLE").is_ok());
         assert!(check("").is_err());
