@@ -439,12 +439,20 @@ mod tests {
         let clear = place(&geom, &[], em);
         let [.., x, y] = clear.matrix;
         // Bottom right of the visible 300 × 200 box, in user space.
-        assert!(x > 300.0 && x < 400.0 && y > 50.0 && y < 70.0, "{:?}", clear.matrix);
+        assert!(
+            x > 300.0 && x < 400.0 && y > 50.0 && y < 70.0,
+            "{:?}",
+            clear.matrix
+        );
         // Text in that corner (displayed top-left coordinates): the next corner is used.
         let text = [[200.0, 170.0, 300.0, 200.0]];
         let moved = place(&geom, &text, em);
         let [.., x, y] = moved.matrix;
-        assert!(x > 100.0 && x < 120.0 && y > 50.0 && y < 70.0, "{:?}", moved.matrix);
+        assert!(
+            x > 100.0 && x < 120.0 && y > 50.0 && y < 70.0,
+            "{:?}",
+            moved.matrix
+        );
     }
 
     #[test]
