@@ -122,8 +122,16 @@ async function editBench(): Promise<void> {
       runs: 20,
     },
   ];
-  if (hundred)
+  if (hundred) {
     cases.push({ ...cases[1]!, name: '114 pages (constitution ×6, qpdf)', file: hundred.file, runs: 10 });
+    cases.push({
+      ...cases[1]!,
+      name: '114 pages, SAMPLE mark',
+      file: hundred.file,
+      runs: 10,
+      mark: 'SAMPLE',
+    });
+  }
   const pool = new EnginePool({ pdfiumLibPath: PDFIUM, threads: 1, timeoutMs: 120_000, maxQueue: 64 });
   try {
     const rows = await benchEdits(pool, PDFIUM, cases);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,27 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
       expect(text).toContain('SAMPLE');
       const preview = await download(body.changes[0].after_preview_url);
       expect(preview.subarray(1, 4).toString()).toBe('PNG');
+    });
+
+    it('takes the multipart form without a key', async () => {
+      const boundary = '----pdfedit-keyless';
+      const head =
+        `--${boundary}\r\nContent-Disposition: form-data; name="edits"\r\n\r\n${JSON.stringify(EDIT)}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n` +
+        'Content-Type: application/pdf\r\n\r\n';
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/edit',
+        remoteAddress: '198.51.100.12',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, accept: 'application/pdf' },
+        payload: Buffer.concat([
+          Buffer.from(head),
+          readFileSync(corpusPath(INVOICE)),
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      expect(checked(res.rawPayload)).toContain('SAMPLE');
     });
 
     it('marks test-key outputs and never live-key outputs', async () => {

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use lopdf::{dictionary, Document, Object, ObjectId, Stream};
-use pdf_content::{write_op, OpKind, PdfString, Value};
+use pdf_content::{write_op, OpKind, PageGlyphs, PdfString, Value};
 use pdf_fonts::Font;
 
 use super::fonts::{DocFonts, Source};
@@ -37,8 +37,14 @@ const DESCENT: f64 = -207.0;
 
 /// Adds `text` in a corner of every page of `doc`; returns how many pages were marked.
 ///
-/// `text` must be printable ASCII (it is drawn in Helvetica, WinAnsiEncoding).
-pub(crate) fn stamp(doc: &mut Document, text: &str) -> Result<usize> {
+/// `text` must be printable ASCII (it is drawn in Helvetica, WinAnsiEncoding). `known`
+/// holds pages already interpreted in their current state (by page object), so the mark
+/// does not read them again; the others are interpreted here.
+pub(crate) fn stamp(
+    doc: &mut Document,
+    text: &str,
+    known: &HashMap<ObjectId, &PageGlyphs>,
+) -> Result<usize> {
     check(text)?;
     let (font_id, widths) = add_font(doc);
     let em = text
@@ -50,7 +56,10 @@ pub(crate) fn stamp(doc: &mut Document, text: &str) -> Result<usize> {
     let mut openers: HashMap<usize, ObjectId> = HashMap::new();
     let pages: Vec<ObjectId> = doc.get_pages().into_values().collect();
     for page_id in &pages {
-        let page = read_page(doc, *page_id, &mut fonts);
+        let page = match known.get(page_id) {
+            Some(glyphs) => page_facts(doc, *page_id, glyphs),
+            None => read_page(doc, *page_id, &mut fonts),
+        };
         let geom = PageGeom::read(doc, *page_id);
         let place = place(&geom, &page.text_boxes, em);
         let name = add_font_name(doc, *page_id, font_id)?;
@@ -114,17 +123,21 @@ struct PageFacts {
 
 fn read_page(doc: &Document, page_id: ObjectId, fonts: &mut DocFonts) -> PageFacts {
     let mut source = Source { doc, fonts };
-    let geom = PageGeom::read(doc, page_id);
-    // An unreadable page still gets its mark; it just cannot avoid the text.
-    let Ok(glyphs) = pdf_content::interpret_page(doc, page_id, &mut source) else {
-        return PageFacts {
+    match pdf_content::interpret_page(doc, page_id, &mut source) {
+        Ok(glyphs) => page_facts(doc, page_id, &glyphs),
+        // An unreadable page still gets its mark; it just cannot avoid the text.
+        Err(_) => PageFacts {
             text_boxes: Vec::new(),
             saves_needed: 1,
             restores: 1,
             open_marked: 0,
             in_text: false,
-        };
-    };
+        },
+    }
+}
+
+fn page_facts(doc: &Document, page_id: ObjectId, glyphs: &PageGlyphs) -> PageFacts {
+    let geom = PageGeom::read(doc, page_id);
     let text_boxes = glyphs
         .glyphs
         .iter()
@@ -360,7 +373,7 @@ mod tests {
         // Restores below its start, flips the CTM outside any q, ends inside BT and BDC.
         let page_content = b"Q 1 0 0 -1 0 400 cm q /P <</MCID 0>> BDC BT /F1 9 Tf";
         let (mut doc, page) = doc_with(page_content, 0);
-        assert_eq!(stamp(&mut doc, "SAMPLE").unwrap(), 1);
+        assert_eq!(stamp(&mut doc, "SAMPLE", &HashMap::new()).unwrap(), 1);
         let streams = contents(&doc, page);
         assert_eq!(streams.len(), 3);
         assert_eq!(streams[0], b"q\nq", "two saves: the content pops one");
@@ -383,7 +396,7 @@ mod tests {
     #[test]
     fn balanced_pages_get_one_save_and_one_restore() {
         let (mut doc, page) = doc_with(b"q 1 0 0 1 5 5 cm Q BT ET", 0);
-        stamp(&mut doc, "SAMPLE").unwrap();
+        stamp(&mut doc, "SAMPLE", &HashMap::new()).unwrap();
         let streams = contents(&doc, page);
         assert_eq!(streams[0], b"q");
         let closer = String::from_utf8(streams[2].clone()).unwrap();
@@ -395,7 +408,7 @@ mod tests {
         // /Rotate 90: displayed x runs along user +y and displayed up along user −x; the
         // bottom-right displayed corner is the user-space top-right.
         let (mut doc, page) = doc_with(b"", 90);
-        stamp(&mut doc, "SAMPLE").unwrap();
+        stamp(&mut doc, "SAMPLE", &HashMap::new()).unwrap();
         let closer = String::from_utf8(contents(&doc, page)[2].clone()).unwrap();
         let tm = closer
             .lines()
@@ -411,6 +424,35 @@ mod tests {
         // user x ≈ 600 − margin − descent, and near its right edge, user y ≈ 400 − … .
         assert!(v[4] > 580.0 && v[4] < 600.0, "{tm}");
         assert!(v[5] > 340.0 && v[5] < 394.0, "{tm}");
+    }
+
+    #[test]
+    fn the_mark_sits_inside_the_crop_box_and_moves_away_from_text() {
+        let (mut doc, page) = doc_with(b"", 0);
+        let crop = vec![100.into(), 50.into(), 400.into(), 250.into()];
+        doc.get_object_mut(page)
+            .and_then(Object::as_dict_mut)
+            .unwrap()
+            .set("CropBox", crop);
+        let geom = PageGeom::read(&doc, page);
+        let em = 3.5; // about "SAMPLE" in Helvetica
+        let clear = place(&geom, &[], em);
+        let [.., x, y] = clear.matrix;
+        // Bottom right of the visible 300 × 200 box, in user space.
+        assert!(
+            x > 300.0 && x < 400.0 && y > 50.0 && y < 70.0,
+            "{:?}",
+            clear.matrix
+        );
+        // Text in that corner (displayed top-left coordinates): the next corner is used.
+        let text = [[200.0, 170.0, 300.0, 200.0]];
+        let moved = place(&geom, &text, em);
+        let [.., x, y] = moved.matrix;
+        assert!(
+            x > 100.0 && x < 120.0 && y > 50.0 && y < 70.0,
+            "{:?}",
+            moved.matrix
+        );
     }
 
     #[test]

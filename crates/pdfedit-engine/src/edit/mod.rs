@@ -155,7 +155,15 @@ fn edit_inner(
         if let Some(text) = request.options.mark.as_deref().filter(|_| marked) {
             // After verification, before encryption: the mark is never part of an
             // edit's pixel check, and it is encrypted like the rest of the output.
-            timed(&mut result.timings.mark_ms, || mark::stamp(&mut out, text))?;
+            // Pages whose models are still cached are unchanged since they were read.
+            let known = run
+                .models
+                .values()
+                .map(|m| (m.page_id, &m.glyphs))
+                .collect();
+            timed(&mut result.timings.mark_ms, || {
+                mark::stamp(&mut out, text, &known)
+            })?;
             result.warnings.push("sample_mark".into());
         }
         match protection {
