@@ -26,8 +26,9 @@ export interface DocInfo {
 }
 
 /**
- * Replaces and deletes text in the document's own fonts; every change is verified by
- * rendering and rolled back (into `failed`) when anything else on the page moved.
+ * Replaces, deletes and redacts text in the document's own fonts; every change is
+ * verified by rendering and rolled back (into `failed`) when anything else on the page
+ * moved. A redaction also reports what it removed elsewhere and what remains.
  */
 export declare function edit(pdf: Buffer, request: EditRequest): EditResult
 
@@ -37,7 +38,7 @@ export interface EditChange {
   edit_index: number
   /** 1-based page. */
   page: number
-  /** `replace` or `delete`. */
+  /** `replace`, `delete` or `redact`. */
   op: string
   /** Text found. */
   find: string
@@ -87,6 +88,21 @@ export interface EditRegion {
   box: Array<number>
 }
 
+/** Something a redaction removed besides the page text. */
+export interface EditRemoval {
+  /** The redact edit's index. */
+  edit_index: number
+  /**
+   * `image`, `annotation`, `form_field`, `metadata`, `xmp`, `outline`, `structure`,
+   * `page_label`, `embedded_file`, `javascript`, `xfa`, `name_tree` or `other`.
+   */
+  kind: string
+  /** 1-based page, when the place belongs to one. */
+  page?: number
+  /** Where exactly (object and key, or image and pixels). */
+  location: string
+}
+
 /** The edit request. */
 export interface EditRequest {
   /** Open password. */
@@ -95,6 +111,20 @@ export interface EditRequest {
   edits: Array<EditSpec>
   /** Options. */
   options?: EditOptions
+}
+
+/** A place in the redacted output where the string still occurs. */
+export interface EditResidual {
+  /** The redact edit's index. */
+  edit_index: number
+  /** `page_text`, `stream` or one of the removal kinds. */
+  kind: string
+  /** 1-based page, when known. */
+  page?: number
+  /** Where exactly. */
+  location: string
+  /** The text found there. */
+  text: string
 }
 
 /** The edit result. */
@@ -111,6 +141,10 @@ export interface EditResult {
   warnings: Array<string>
   /** 1-based pages touched by applied edits. */
   pages_touched: Array<number>
+  /** Redaction: what was removed besides the page text. */
+  removed: Array<EditRemoval>
+  /** Redaction: places where a redacted string still occurs in the output. */
+  residual: Array<EditResidual>
 }
 
 /** Where an edit applies. */
@@ -131,7 +165,7 @@ export interface EditScope {
 export interface EditSpec {
   /** Position in the request (reported back in results). */
   index: number
-  /** `'replace'` or `'delete'`. */
+  /** `'replace'`, `'delete'` or `'redact'`. */
   op: string
   /** Text to find. */
   find: string

@@ -104,7 +104,7 @@ function idempotencyBody(input: EditInput, raw: unknown): unknown {
   );
 }
 
-/** POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules 1–7). */
+/** POST /v1/edit: replace, delete and redact text, every change verified by rendering (SPEC rules 1–8). */
 export default async function editRoutes(fastify: FastifyInstance): Promise<void> {
   await fastify.register(multipart, { limits: { fieldSize: 1024 * 1024 } });
 
@@ -194,7 +194,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
           result,
           { pages_billed: charged.billed, remaining: charged.remaining },
         );
-        if (wantsPdf && result.changes.length > 0) {
+        if (wantsPdf && (result.changes.length > 0 || result.removed.length > 0)) {
           return {
             status: 200,
             headers: {

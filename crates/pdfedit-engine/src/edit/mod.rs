@@ -98,7 +98,7 @@ pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
         let matches = run.find(edit, matcher, span_boxes.as_deref())?;
         if edit.op == EditOp::Redact {
-            crate::redact::apply(&mut run, edit, matches)?;
+            crate::redact::apply(&mut run, edit, matcher, matches)?;
             continue;
         }
         if matches.is_empty() {

@@ -229,7 +229,8 @@ pub struct Removal {
     /// The redact edit's index.
     pub edit_index: u32,
     /// What kind of place: `image`, `annotation`, `form_field`, `metadata`, `xmp`,
-    /// `outline`, `structure`, `page_label`, `embedded_file`, `javascript`, `other`.
+    /// `outline`, `structure`, `page_label`, `embedded_file`, `javascript`, `xfa`,
+    /// `name_tree`, `other`.
     pub kind: &'static str,
     /// 1-based page, when the place belongs to one.
     pub page: Option<u32>,

@@ -14,6 +14,7 @@
 
 mod content;
 mod images;
+mod lines;
 mod pixels;
 mod residual;
 mod strings;
@@ -43,12 +44,24 @@ struct PagePlan {
     boxes: Vec<(usize, [f64; 4])>,
     images: Vec<images::Masked>,
     geom: crate::edit::text::PageGeom,
+    /// Per match: how far glyph ink may reach beyond the boxes (user space).
+    ink_margins: Vec<f64>,
+}
+
+fn pad(b: [f64; 4], m: f64) -> [f64; 4] {
+    [b[0] - m, b[1] - m, b[2] + m, b[3] + m]
 }
 
 /// Applies one redact edit: its matches on every page, verified; or `unmatched[]` /
 /// `failed[]` (`scanned_text` when the only place the text can be is a page image).
-pub(crate) fn apply(run: &mut Run, edit: &Edit, matches: Vec<Match>) -> Result<(), Error> {
+pub(crate) fn apply(
+    run: &mut Run,
+    edit: &Edit,
+    matcher: &Matcher,
+    mut matches: Vec<Match>,
+) -> Result<(), Error> {
     let pages = run.page_ids();
+    matches.extend(wrapped(run, edit, matcher)?);
     if matches.is_empty() {
         let scanned = scanned_pages(run, edit)?;
         if scanned.is_empty() {
@@ -120,6 +133,13 @@ pub(crate) fn apply(run: &mut Run, edit: &Edit, matches: Vec<Match>) -> Result<(
             });
         match outcome {
             Ok((boxes, images)) => plans.push(PagePlan {
+                ink_margins: ms
+                    .iter()
+                    .map(|m| {
+                        let t = glyphs[m.glyphs[0]].trm;
+                        0.2 * (t[2] * t[2] + t[3] * t[3]).sqrt()
+                    })
+                    .collect(),
                 page,
                 matches: ms,
                 boxes,
@@ -169,10 +189,12 @@ fn verify_and_commit(
             None => verify::render(&run.current, plan.page)?,
         };
         let after = verify::render(&new_bytes, plan.page)?;
+        // The removed glyphs' ink may reach past their advance boxes (overhangs,
+        // accents): the redacted area reaches a fifth of the em further, as for replace.
         let mut areas: Vec<[f64; 4]> = plan
             .boxes
             .iter()
-            .map(|(_, b)| plan.geom.display_box(*b))
+            .map(|(mi, b)| plan.geom.display_box(pad(*b, plan.ink_margins[*mi])))
             .collect();
         for img in &plan.images {
             areas.extend(img.areas_user.iter().map(|a| plan.geom.display_box(*a)));
@@ -233,16 +255,44 @@ fn verify_and_commit(
     Ok(())
 }
 
+/// Occurrences broken over lines, on the pages in scope. Scopes that pick single
+/// occurrences (nth, anchor, spans) keep to what the line search found.
+fn wrapped(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<Vec<Match>, Error> {
+    let scope = &edit.scope;
+    let Some(re) = lines::pattern(matcher) else {
+        return Ok(Vec::new());
+    };
+    if scope.occurrence.is_some() || scope.anchor.is_some() || scope.span_ids.is_some() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for n in scope_pages(run, edit) {
+        let Some(&page_id) = run.page_ids().get(&n) else {
+            continue;
+        };
+        let model = run.model(n, page_id)?;
+        let mut found = lines::cross_line(model, &re);
+        if let Some(r) = &scope.region {
+            found.retain(|m| crate::edit::find::inside(m.bbox, r.bbox));
+        }
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+fn scope_pages(run: &Run, edit: &Edit) -> Vec<u32> {
+    match (&edit.scope.pages, &edit.scope.region) {
+        (_, Some(r)) => vec![r.page],
+        (Some(p), None) => p.clone(),
+        (None, None) => run.page_ids().keys().copied().collect(),
+    }
+}
+
 /// Pages in the edit's scope that have no text at all but draw an image: scanned pages.
 fn scanned_pages(run: &mut Run, edit: &Edit) -> Result<Vec<u32>, Error> {
     let pages = run.page_ids();
-    let wanted: Vec<u32> = match (&edit.scope.pages, &edit.scope.region) {
-        (_, Some(r)) => vec![r.page],
-        (Some(p), None) => p.clone(),
-        (None, None) => pages.keys().copied().collect(),
-    };
     let mut out = Vec::new();
-    for n in wanted {
+    for n in scope_pages(run, edit) {
         let Some(&page_id) = pages.get(&n) else {
             continue;
         };

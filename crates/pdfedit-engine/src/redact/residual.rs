@@ -27,6 +27,11 @@ pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Re
         }
     }
     let mut out = Vec::new();
+    let pdfium_text: Vec<(u32, String)> = crate::read_text(bytes, None, None, true, false)?
+        .pages
+        .iter()
+        .map(|p| (p.page, p.plain_text()))
+        .collect();
     let mut models = Vec::new();
     for (&number, &page_id) in &pages {
         let mut source = Source {
@@ -53,8 +58,13 @@ pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Re
                 .collect()
         };
         let mut text_pages = BTreeSet::new();
+        let wrapped = super::lines::pattern(matcher);
         for model in &models {
-            for m in page_matches(model, matcher, edit) {
+            let mut found = page_matches(model, matcher, edit);
+            if let Some(re) = &wrapped {
+                found.extend(super::lines::cross_line(model, re));
+            }
+            for m in found {
                 text_pages.insert(model.number);
                 out.push(Residual {
                     edit_index: edit.index,
@@ -65,6 +75,32 @@ pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Re
                         model.number, m.bbox[0], m.bbox[1], m.bbox[2], m.bbox[3]
                     ),
                     text: m.found,
+                });
+            }
+        }
+        // A second, independent reader (PDFium, annotation appearances included): text it
+        // extracts is what a viewer's copy or search would give.
+        for (page, text) in &pdfium_text {
+            if text_pages.contains(page) {
+                continue;
+            }
+            let mut found: Vec<String> = find(text)
+                .iter()
+                .map(|&(s, e)| text[s..e].to_string())
+                .collect();
+            if let Some(re) = &wrapped {
+                found.extend(re.find_iter(text).map(|m| m.as_str().to_string()));
+            }
+            if let Some(first) = found.into_iter().next() {
+                text_pages.insert(*page);
+                out.push(Residual {
+                    edit_index: edit.index,
+                    kind: "page_text",
+                    page: Some(*page),
+                    location: format!(
+                        "page {page} (text extraction, annotations and widgets included)"
+                    ),
+                    text: first,
                 });
             }
         }

@@ -24,7 +24,7 @@ pub(crate) type Finder<'a> = &'a dyn Fn(&str) -> Vec<(usize, usize)>;
 #[derive(Debug, Clone)]
 pub(crate) struct Hit {
     /// `metadata`, `xmp`, `annotation`, `form_field`, `outline`, `structure`,
-    /// `page_label`, `embedded_file`, `javascript`, `name_tree` or `other`.
+    /// `page_label`, `embedded_file`, `javascript`, `xfa`, `name_tree` or `other`.
     pub kind: &'static str,
     /// 1-based page, for annotations and widgets.
     pub page: Option<u32>,
@@ -274,19 +274,21 @@ pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool) -> Vec<Hit> {
             lost_appearance.push(annot);
         }
     }
+    let xfa = xfa_streams(doc);
     for id in doc.objects.keys().copied().collect::<Vec<_>>() {
-        let xmp = doc
+        let ty = doc
             .get_object(id)
             .and_then(Object::as_stream)
-            .is_ok_and(|s| {
-                s.dict.get(b"Type").and_then(Object::as_name).ok() == Some(b"Metadata".as_slice())
-            });
-        let kind = if xmp {
-            "xmp"
-        } else if walk.js_streams.contains(&id) {
-            "javascript"
-        } else {
-            continue;
+            .ok()
+            .and_then(|s| s.dict.get(b"Type").and_then(Object::as_name).ok())
+            .map(<[u8]>::to_vec);
+        let kind = match ty.as_deref() {
+            Some(b"Metadata") => "xmp",
+            // An attached file is cut only when it is text: a binary one is reported.
+            Some(b"EmbeddedFile") if is_text(doc, id) => "embedded_file",
+            _ if walk.js_streams.contains(&id) => "javascript",
+            _ if xfa.contains(&id) => "xfa",
+            _ => continue,
         };
         if let Some(hit) = stream_text(doc, id, find, remove, kind) {
             walk.hits.push(hit);
@@ -296,6 +298,32 @@ pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool) -> Vec<Hit> {
         drop_appearances(doc, &lost_appearance);
     }
     walk.hits
+}
+
+/// The streams of the AcroForm's XFA packets (XML: template, datasets, …).
+fn xfa_streams(doc: &Document) -> Vec<ObjectId> {
+    let Some(acro) = doc
+        .catalog()
+        .ok()
+        .and_then(|c| c.get(b"AcroForm").ok())
+        .and_then(|a| doc.dereference(a).ok())
+        .and_then(|(_, a)| a.as_dict().ok())
+    else {
+        return Vec::new();
+    };
+    match acro.get(b"XFA") {
+        Ok(Object::Reference(id)) => vec![*id],
+        Ok(Object::Array(parts)) => parts.iter().filter_map(|p| p.as_reference().ok()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn is_text(doc: &Document, id: ObjectId) -> bool {
+    doc.get_object(id)
+        .and_then(Object::as_stream)
+        .ok()
+        .and_then(|s| s.decompressed_content_with_limit(MAX_SCAN_BYTES).ok())
+        .is_some_and(|b| std::str::from_utf8(&b).is_ok())
 }
 
 /// Whether the annotation's normal appearance draws the string as literal text.
@@ -358,6 +386,11 @@ fn stream_text(
         enc.write_all(cut(&text, &ranges).as_bytes()).ok()?;
         s.dict.remove(b"DecodeParms");
         s.dict.set("Filter", Object::Name(b"FlateDecode".to_vec()));
+        // An attached file's checksum and size described the old bytes.
+        if let Ok(Object::Dictionary(params)) = s.dict.get_mut(b"Params") {
+            params.remove(b"CheckSum");
+            params.remove(b"Size");
+        }
         s.set_content(enc.finish().ok()?);
     }
     Some(Hit {
