@@ -136,8 +136,10 @@ pub(crate) fn apply(
                 ink_margins: ms
                     .iter()
                     .map(|m| {
+                        // A third of the em: descenders of fonts whose descriptor
+                        // claims no descent reach that far below the box.
                         let t = glyphs[m.glyphs[0]].trm;
-                        0.2 * (t[2] * t[2] + t[3] * t[3]).sqrt()
+                        0.3 * (t[2] * t[2] + t[3] * t[3]).sqrt()
                     })
                     .collect(),
                 page,
@@ -190,7 +192,7 @@ fn verify_and_commit(
         };
         let after = verify::render(&new_bytes, plan.page)?;
         // The removed glyphs' ink may reach past their advance boxes (overhangs,
-        // accents): the redacted area reaches a fifth of the em further, as for replace.
+        // accents, descenders): the redacted area reaches a bit further (`ink_margins`).
         let mut areas: Vec<[f64; 4]> = plan
             .boxes
             .iter()
