@@ -337,3 +337,19 @@ fn text_not_found_is_unmatched_unless_the_page_is_a_scan() {
     assert_eq!(r.unmatched.len(), 1);
     assert_eq!(r.pdf, built.pdf, "nothing to do: the input comes back");
 }
+
+#[test]
+fn a_string_only_in_an_annotation_is_removed_and_not_unmatched() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let built = build(None, false);
+    let r = redact(&built.pdf, "stuff");
+    assert!(r.changes.is_empty());
+    assert!(r.unmatched.is_empty(), "{:?}", r.unmatched);
+    assert_eq!(r.removed.len(), 1, "{:?}", r.removed);
+    assert_eq!(r.removed[0].kind, "annotation");
+    assert_eq!(r.removed[0].page, Some(1));
+    assert!(r.residual.is_empty(), "{:?}", r.residual);
+    assert!(!all_decoded(&r.pdf).contains("stuff"));
+}

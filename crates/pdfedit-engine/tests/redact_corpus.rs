@@ -93,7 +93,7 @@ fn judge(
     pw: &[String],
     qpdf_pw: &[String],
 ) -> String {
-    if r.changes.is_empty() {
+    if r.changes.is_empty() && r.removed.is_empty() {
         return match (r.failed.first(), r.unmatched.first()) {
             (Some(f), _) => format!("failed {}: {}", f.reason, f.message),
             (None, Some(_)) => "unmatched".into(),

@@ -341,7 +341,13 @@ pub(crate) fn finish(
                 .map(|(s, e, _)| (s, e))
                 .collect()
         };
-        for hit in strings::scan(&mut run.doc, &find, true) {
+        let hits = strings::scan(&mut run.doc, &find, true);
+        if !hits.is_empty() {
+            // Found and removed outside the page text (an annotation, metadata): the
+            // edit did something, so it is not "not found".
+            run.result.unmatched.retain(|u| u.edit_index != edit.index);
+        }
+        for hit in hits {
             run.result.removed.push(Removal {
                 edit_index: edit.index,
                 kind: hit.kind,
