@@ -41,6 +41,11 @@ struct Built {
 /// "Secret" also in Info, XMP, a text annotation, an outline title. `image_filter`
 /// replaces the image's filter (to test refusals); `ocr` draws the text invisibly.
 fn build(image_filter: Option<&str>, ocr: bool) -> Built {
+    build_with(image_filter, ocr, None)
+}
+
+/// As [`build`], with `image` (a ready image XObject) drawn instead of the gradient.
+fn build_with(image_filter: Option<&str>, ocr: bool, image: Option<Stream>) -> Built {
     let mut doc = Document::with_version("1.7");
     let pages_id = doc.new_object_id();
     let font = doc.add_object(dictionary! {
@@ -60,7 +65,7 @@ fn build(image_filter: Option<&str>, ocr: bool) -> Built {
         img_dict.set("BitsPerComponent", 1);
         img_data = vec![0; 16];
     }
-    let image = doc.add_object(Stream::new(img_dict, img_data));
+    let image = doc.add_object(image.unwrap_or_else(|| Stream::new(img_dict, img_data)));
     let mode = if ocr { "3 Tr " } else { "" };
     let content = format!(
         "q 200 0 0 30 72 690 cm /Im1 Do Q\n\
@@ -352,4 +357,63 @@ fn a_string_only_in_an_annotation_is_removed_and_not_unmatched() {
     assert_eq!(r.removed[0].page, Some(1));
     assert!(r.residual.is_empty(), "{:?}", r.residual);
     assert!(!all_decoded(&r.pdf).contains("stuff"));
+}
+
+/// The first DCT (JPEG) image of a corpus scan, as a stream to embed.
+fn corpus_jpeg() -> Option<Stream> {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/scan-purchase-order-lexmark-pt.pdf");
+    let Ok(doc) = Document::load(&path) else {
+        eprintln!("SKIP: corpus scan with a JPEG not found");
+        return None;
+    };
+    doc.objects.values().find_map(|o| {
+        let s = o.as_stream().ok()?;
+        (s.dict.get(b"Filter").ok()?.as_name().ok()? == b"DCTDecode").then(|| s.clone())
+    })
+}
+
+#[test]
+fn jpeg_pixels_under_the_box_are_zeroed_and_the_rest_kept() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let Some(jpeg) = corpus_jpeg() else { return };
+    let w = jpeg.dict.get(b"Width").unwrap().as_i64().unwrap() as usize;
+    let h = jpeg.dict.get(b"Height").unwrap().as_i64().unwrap() as usize;
+    let mut dec = jpeg_decoder::Decoder::new(jpeg.content.as_slice());
+    let before = dec.decode().unwrap();
+    let comps = before.len() / (w * h);
+    let built = build_with(None, false, Some(jpeg));
+    let r = redact(&built.pdf, "Secret");
+    assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
+    assert!(
+        r.removed.iter().any(|x| x.kind == "image"),
+        "{:?}",
+        r.removed
+    );
+    let (_, after) = page_image(&r.pdf);
+    assert_eq!(after.len(), before.len());
+    let c = &r.changes[0];
+    let ub = [c.bbox[0], 792.0 - c.bbox[3], c.bbox[2], 792.0 - c.bbox[1]];
+    // Pixel size in user space: the image is drawn 200 x 30 pt.
+    let (sx, sy) = (200.0 / w as f64, 30.0 / h as f64);
+    let (mut changed, mut zero_inside) = (0usize, 0usize);
+    for y in 0..h {
+        for x in 0..w {
+            let i = (y * w + x) * comps;
+            let px0 = 72.0 + x as f64 * sx;
+            let py1 = 720.0 - y as f64 * sy;
+            let touches = px0 + sx > ub[0] && px0 < ub[2] && py1 > ub[1] && py1 - sy < ub[3];
+            if after[i..i + comps] != before[i..i + comps] {
+                assert!(touches, "pixel {x},{y} changed outside the box");
+                assert!(after[i..i + comps].iter().all(|&v| v == 0));
+                changed += 1;
+            }
+            if touches && after[i..i + comps].iter().all(|&v| v == 0) {
+                zero_inside += 1;
+            }
+        }
+    }
+    assert!(changed > 0 && zero_inside > 0);
 }
