@@ -18,8 +18,8 @@ export function editStatus(
   result: Pick<EngineEditResult, 'changes' | 'unmatched' | 'failed'> & { removed?: unknown[] },
 ): EditStatus {
   // A redaction that only found its string outside the page text (metadata, annotations)
-  // still changed the document.
-  if (result.changes.length === 0 && (result.removed?.length ?? 0) === 0) return 'failed';
+  // changed the document without a verified page change: partial, never done.
+  if (result.changes.length === 0) return (result.removed?.length ?? 0) > 0 ? 'partial' : 'failed';
   return result.unmatched.length === 0 && result.failed.length === 0 ? 'done' : 'partial';
 }
 
