@@ -32,8 +32,9 @@ export interface DocInfo {
 }
 
 /**
- * Replaces and deletes text in the document's own fonts; every change is verified by
- * rendering and rolled back (into `failed`) when anything else on the page moved.
+ * Replaces, deletes and redacts text in the document's own fonts; every change is
+ * verified by rendering and rolled back (into `failed`) when anything else on the page
+ * moved. A redaction also reports what it removed elsewhere and what remains.
  */
 export declare function edit(pdf: Buffer, request: EditRequest): EditResult
 
@@ -43,7 +44,7 @@ export interface EditChange {
   edit_index: number
   /** 1-based page. */
   page: number
-  /** `replace` or `delete`. */
+  /** `replace`, `delete` or `redact`. */
   op: string
   /** Text found. */
   find: string
@@ -99,6 +100,21 @@ export interface EditRegion {
   box: Array<number>
 }
 
+/** Something a redaction removed besides the page text. */
+export interface EditRemoval {
+  /** The redact edit's index. */
+  edit_index: number
+  /**
+   * `image`, `annotation`, `form_field`, `metadata`, `xmp`, `outline`, `structure`,
+   * `page_label`, `embedded_file`, `javascript`, `xfa`, `name_tree` or `other`.
+   */
+  kind: string
+  /** 1-based page, when the place belongs to one. */
+  page?: number
+  /** Where exactly (object and key, or image and pixels). */
+  location: string
+}
+
 /** The edit request. */
 export interface EditRequest {
   /** Open password. */
@@ -107,6 +123,20 @@ export interface EditRequest {
   edits: Array<EditSpec>
   /** Options. */
   options?: EditOptions
+}
+
+/** A place in the redacted output where the string still occurs. */
+export interface EditResidual {
+  /** The redact edit's index. */
+  edit_index: number
+  /** `page_text`, `stream` or one of the removal kinds. */
+  kind: string
+  /** 1-based page, when known. */
+  page?: number
+  /** Where exactly. */
+  location: string
+  /** The text found there. */
+  text: string
 }
 
 /** The edit result. */
@@ -125,6 +155,10 @@ export interface EditResult {
   pages_touched: Array<number>
   /** Where the time went (milliseconds). */
   timings: EditTimings
+  /** Redaction: what was removed besides the page text. */
+  removed: Array<EditRemoval>
+  /** Redaction: places where a redacted string still occurs in the output. */
+  residual: Array<EditResidual>
 }
 
 /** Where an edit applies. */
@@ -145,7 +179,7 @@ export interface EditScope {
 export interface EditSpec {
   /** Position in the request (reported back in results). */
   index: number
-  /** `'replace'` or `'delete'`. */
+  /** `'replace'`, `'delete'` or `'redact'`. */
   op: string
   /** Text to find. */
   find: string

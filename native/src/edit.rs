@@ -81,7 +81,7 @@ pub struct EditStyle {
 pub struct EditSpec {
     /// Position in the request (reported back in results).
     pub index: u32,
-    /// `'replace'` or `'delete'`.
+    /// `'replace'`, `'delete'` or `'redact'`.
     pub op: String,
     /// Text to find.
     pub find: String,
@@ -132,7 +132,7 @@ pub struct EditChange {
     pub edit_index: u32,
     /// 1-based page.
     pub page: u32,
-    /// `replace` or `delete`.
+    /// `replace`, `delete` or `redact`.
     pub op: String,
     /// Text found.
     pub find: String,
@@ -205,6 +205,37 @@ pub struct EditTimings {
     pub total: f64,
 }
 
+/// Something a redaction removed besides the page text.
+#[napi(object)]
+pub struct EditRemoval {
+    /// The redact edit's index.
+    #[napi(js_name = "edit_index")]
+    pub edit_index: u32,
+    /// `image`, `annotation`, `form_field`, `metadata`, `xmp`, `outline`, `structure`,
+    /// `page_label`, `embedded_file`, `javascript`, `xfa`, `name_tree` or `other`.
+    pub kind: String,
+    /// 1-based page, when the place belongs to one.
+    pub page: Option<u32>,
+    /// Where exactly (object and key, or image and pixels).
+    pub location: String,
+}
+
+/// A place in the redacted output where the string still occurs.
+#[napi(object)]
+pub struct EditResidual {
+    /// The redact edit's index.
+    #[napi(js_name = "edit_index")]
+    pub edit_index: u32,
+    /// `page_text`, `stream` or one of the removal kinds.
+    pub kind: String,
+    /// 1-based page, when known.
+    pub page: Option<u32>,
+    /// Where exactly.
+    pub location: String,
+    /// The text found there.
+    pub text: String,
+}
+
 /// The edit result.
 #[napi(object)]
 pub struct EditResult {
@@ -223,12 +254,17 @@ pub struct EditResult {
     pub pages_touched: Vec<u32>,
     /// Where the time went (milliseconds).
     pub timings: EditTimings,
+    /// Redaction: what was removed besides the page text.
+    pub removed: Vec<EditRemoval>,
+    /// Redaction: places where a redacted string still occurs in the output.
+    pub residual: Vec<EditResidual>,
 }
 
 fn convert_edit(e: EditSpec) -> Result<engine::Edit> {
     let op = match e.op.as_str() {
         "replace" => engine::EditOp::Replace,
         "delete" => engine::EditOp::Delete,
+        "redact" => engine::EditOp::Redact,
         other => return Err(invalid(format!("edit {}: unknown op {other:?}", e.index))),
     };
     let match_mode = match e.match_mode.as_deref().unwrap_or("exact") {
@@ -374,6 +410,27 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             mark: r.timings.mark_ms,
             total: r.timings.total_ms,
         },
+        removed: r
+            .removed
+            .into_iter()
+            .map(|x| EditRemoval {
+                edit_index: x.edit_index,
+                kind: x.kind.into(),
+                page: x.page,
+                location: x.location,
+            })
+            .collect(),
+        residual: r
+            .residual
+            .into_iter()
+            .map(|x| EditResidual {
+                edit_index: x.edit_index,
+                kind: x.kind.into(),
+                page: x.page,
+                location: x.location,
+                text: x.text,
+            })
+            .collect(),
     }
 }
 
@@ -389,8 +446,9 @@ fn to_js_error(err: engine::EditError) -> napi::Error<EditCode> {
     napi::Error::new(code, err.to_string())
 }
 
-/// Replaces and deletes text in the document's own fonts; every change is verified by
-/// rendering and rolled back (into `failed`) when anything else on the page moved.
+/// Replaces, deletes and redacts text in the document's own fonts; every change is
+/// verified by rendering and rolled back (into `failed`) when anything else on the page
+/// moved. A redaction also reports what it removed elsewhere and what remains.
 #[napi]
 pub fn edit(pdf: Buffer, request: EditRequest) -> Result<EditResult> {
     let request = convert_request(request)?;

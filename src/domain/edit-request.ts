@@ -13,7 +13,7 @@ const MEMBERS: Record<string, readonly string[]> = {
 };
 
 /** Ops the engine carries out today; the others arrive with their own issues. */
-const AVAILABLE = new Set(['replace', 'delete']);
+const AVAILABLE = new Set(['replace', 'delete', 'redact']);
 
 function bad(index: number, message: string): ApiError {
   return new ApiError('invalid_request', `edits[${index}]: ${message}`);
@@ -31,7 +31,7 @@ export function toEngineEdits(edits: Edit[], pageCount: number): EngineEdit[] {
       if (!allowed.includes(member)) throw bad(index, `"${member}" does not apply to op "${op}".`);
     }
     if (!AVAILABLE.has(op)) {
-      throw bad(index, `op "${op}" is not available on this deployment yet; replace and delete are.`);
+      throw bad(index, `op "${op}" is not available on this deployment yet; replace, delete and redact are.`);
     }
     if (edit.find === undefined) throw bad(index, `op "${op}" needs "find".`);
     if (op === 'replace' && edit.replace === undefined) throw bad(index, 'op "replace" needs "replace".');
@@ -57,7 +57,7 @@ export function toEngineEdits(edits: Edit[], pageCount: number): EngineEdit[] {
       throw bad(index, `scope.region.page ${region.page} does not exist.`);
     return {
       index,
-      op: op as 'replace' | 'delete',
+      op: op as 'replace' | 'delete' | 'redact',
       find: edit.find,
       ...(edit.replace !== undefined ? { replace: edit.replace } : {}),
       ...(edit.match ? { match: edit.match } : {}),

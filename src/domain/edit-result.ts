@@ -19,8 +19,12 @@ function iso(ms: number): string {
  * done: every edit applied; partial: some applied, others unmatched or rolled back;
  * failed: nothing applied (the caller answers 422 edit_failed when something was rolled back).
  */
-export function editStatus(result: Pick<EngineEditResult, 'changes' | 'unmatched' | 'failed'>): EditStatus {
-  if (result.changes.length === 0) return 'failed';
+export function editStatus(
+  result: Pick<EngineEditResult, 'changes' | 'unmatched' | 'failed'> & { removed?: unknown[] },
+): EditStatus {
+  // A redaction that only found its string outside the page text (metadata, annotations)
+  // changed the document without a verified page change: partial, never done.
+  if (result.changes.length === 0) return (result.removed?.length ?? 0) > 0 ? 'partial' : 'failed';
   return result.unmatched.length === 0 && result.failed.length === 0 ? 'done' : 'partial';
 }
 
@@ -39,7 +43,7 @@ export async function buildEditResult(
   const status = editStatus(result);
   let output: { file_id: string; url: string; expires_at: string } | null = null;
   const changes = [];
-  if (result.changes.length > 0) {
+  if (result.changes.length > 0 || result.removed.length > 0) {
     const out = await createStoredFile(db, blobs, owner, {
       kind: 'output',
       contentType: 'application/pdf',
@@ -91,6 +95,7 @@ export async function buildEditResult(
       message: f.message,
     })),
     warnings: result.warnings,
+    ...redactionReport(result),
     output,
     usage,
     // Server-side time of the engine call per stage (documented in the OpenAPI document).
@@ -103,5 +108,22 @@ export async function buildEditResult(
       mark_ms: round(result.timings.mark),
       total_ms: round(result.timings.total),
     },
+  };
+}
+
+/** `removed` and `residual` of a result with redactions (absent otherwise). */
+function redactionReport(result: EngineEditResult) {
+  const redacts =
+    result.changes.some((c) => c.op === 'redact') || result.removed.length > 0 || result.residual.length > 0;
+  if (!redacts) return {};
+  const where = (x: { edit_index: number; kind: string; page?: number | null; location: string }) => ({
+    index: x.edit_index,
+    kind: x.kind,
+    page: x.page ?? null,
+    where: x.location,
+  });
+  return {
+    removed: result.removed.map(where),
+    residual: result.residual.map((r) => ({ ...where(r), text: r.text })),
   };
 }

@@ -53,7 +53,9 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
     },
     input.timeoutMs,
   );
-  if (result.changes.length === 0 && result.failed.length > 0) return { kind: 'all_failed', result };
+  // A redaction that only removed strings outside the page text still changed the document.
+  if (result.changes.length === 0 && result.removed.length === 0 && result.failed.length > 0)
+    return { kind: 'all_failed', result };
   const pages = result.pages_touched.length;
   const charged =
     input.workId === undefined

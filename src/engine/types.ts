@@ -33,7 +33,7 @@ export interface RenderTask {
 /** One edit as the engine takes it (API shape plus its index in the request). */
 export interface EngineEdit {
   index: number;
-  op: 'replace' | 'delete';
+  op: 'replace' | 'delete' | 'redact';
   find: string;
   replace?: string;
   match?: string;
@@ -90,6 +90,21 @@ export interface EngineTimings {
   save: number;
   mark: number;
   total: number;
+  /** Redaction: what was removed besides the page text (images, annotations, metadata…). */
+  removed: EngineRemoval[];
+  /** Redaction: where a redacted string still occurs in the output. */
+  residual: EngineResidual[];
+}
+
+export interface EngineRemoval {
+  edit_index: number;
+  kind: string;
+  page?: number | null;
+  location: string;
+}
+
+export interface EngineResidual extends EngineRemoval {
+  text: string;
 }
 
 export type EngineTask = OpenTask | TextTask | RenderTask | EditTask;

@@ -52,6 +52,13 @@ const Change = Type.Object(
   { description: 'One applied edit.' },
 );
 
+const Place = Type.Object({
+  index: Type.Integer({ description: 'The redact edit.' }),
+  kind: Type.String(),
+  page: Type.Union([Type.Integer(), Type.Null()]),
+  where: Type.String(),
+});
+
 const EditResult = Type.Object(
   {
     status: Type.Union([Type.Literal('done'), Type.Literal('partial'), Type.Literal('failed')]),
@@ -59,6 +66,18 @@ const EditResult = Type.Object(
     unmatched: Type.Optional(Type.Array(Type.Object({}))),
     failed: Type.Optional(Type.Array(Type.Object({}))),
     warnings: Type.Optional(Type.Array(Type.Any())),
+    removed: Type.Optional(
+      Type.Array(Place, {
+        description:
+          'Redaction: each place outside the page text the string was removed from (image pixels, annotation, form_field, metadata, xmp, outline, structure, page_label, embedded_file, javascript, xfa).',
+      }),
+    ),
+    residual: Type.Optional(
+      Type.Array(Type.Intersect([Place, Type.Object({ text: Type.String() })]), {
+        description:
+          'Redaction: every place in the saved output where the string still occurs (page_text, stream, …). Empty when the redaction is complete.',
+      }),
+    ),
     output: Type.Optional(Type.Union([Link, Type.Null()])),
     usage: Type.Optional(Type.Object({})),
     records: Type.Optional(Type.Array(Type.Object({}))),

@@ -114,8 +114,8 @@ async function outputOwner(fastify: FastifyInstance, principal: Principal | unde
 }
 
 /**
- * POST /v1/edit: replace and delete text, every change verified by rendering (SPEC rules
- * 1–7). A key is optional (SPEC Authentication 3): without one the caller is on the keyless
+ * POST /v1/edit: replace, delete and redact text, every change verified by rendering
+ * (SPEC rules 1–8). A key is optional (SPEC Authentication 3): without one the caller is on the keyless
  * tier, counted per client address group (20 pages a day, the keyless rate limit). Large or
  * `options.async` edits of keyed callers become jobs (202).
  */
@@ -238,7 +238,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
           return { status: err.status, headers: {}, body: err.toBody() };
         }
         const { body } = outcome;
-        if (wantsPdf && result.changes.length > 0) {
+        if (wantsPdf && (result.changes.length > 0 || result.removed.length > 0)) {
           return {
             status: 200,
             headers: {

@@ -12,6 +12,7 @@ mod error;
 mod joins;
 mod layout;
 mod order;
+mod redact;
 mod spans;
 
 use std::path::Path;

@@ -88,7 +88,7 @@ fn is_word_char(c: Option<char>) -> bool {
 }
 
 /// Byte ranges and replacements of every match in `text`.
-fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize, usize, String)> {
+pub(crate) fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize, usize, String)> {
     match m {
         Matcher::Exact(n) => text
             .match_indices(n.as_str())
@@ -126,7 +126,7 @@ fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize, usize, St
 pub(crate) fn page_matches(page: &PageModel, m: &Matcher, edit: &Edit) -> Vec<Match> {
     let replace = match edit.op {
         EditOp::Replace => edit.replace.as_str(),
-        EditOp::Delete => "",
+        EditOp::Delete | EditOp::Redact => "",
     };
     let mut out = Vec::new();
     for (li, line) in page.lines.iter().enumerate() {

@@ -10,18 +10,18 @@
 //! decrypted with the given password, edited and verified in the clear, and written out
 //! encrypted again with the same security handler, permissions and keys.
 
-mod actual;
+pub(crate) mod actual;
 mod choose;
-mod find;
-mod fit;
-mod fonts;
+pub(crate) mod find;
+pub(crate) mod fit;
+pub(crate) mod fonts;
 mod mark;
 mod replace;
-mod rewrite;
-mod streams;
-mod text;
+pub(crate) mod rewrite;
+pub(crate) mod streams;
+pub(crate) mod text;
 mod types;
-mod verify;
+pub(crate) mod verify;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
@@ -135,6 +135,10 @@ fn edit_inner(
     let baseline = run.current.clone();
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
         let matches = run.timed_edit(|run| run.find(edit, matcher, span_boxes.as_deref()))?;
+        if edit.op == EditOp::Redact {
+            run.timed_edit(|run| crate::redact::apply(run, edit, matcher, matches))?;
+            continue;
+        }
         if matches.is_empty() {
             run.result.unmatched.push(Unmatched {
                 edit_index: edit.index,
@@ -148,9 +152,16 @@ fn edit_inner(
         }
         run.timed_edit(|run| run.apply(edit, matches, request.options.font_policy))?;
     }
+    if request.edits.iter().any(|e| e.op == EditOp::Redact) {
+        crate::redact::finish(&mut run, request, &matchers)?;
+    }
     let mut result = run.result;
-    let marked = request.options.mark.is_some() && !result.changes.is_empty();
-    result.pdf = if marked || (!result.changes.is_empty() && run.current != baseline) {
+    // A redaction that removed strings only outside the page text (metadata, annotations)
+    // still changed the document.
+    let applied = !result.changes.is_empty() || !result.removed.is_empty();
+    let marked = request.options.mark.is_some() && applied;
+    result.pdf = if marked || (applied && run.current != baseline) {
+        // After a redaction `run.doc` is the pruned document that was saved and searched.
         let mut out = run.doc;
         if let Some(text) = request.options.mark.as_deref().filter(|_| marked) {
             // After verification, before encryption: the mark is never part of an
@@ -201,7 +212,7 @@ fn refuse_all(bytes: &[u8], request: &EditRequest, reason: &'static str) -> Edit
     }
 }
 
-fn save(doc: &Document) -> Result<Vec<u8>, Error> {
+pub(crate) fn save(doc: &Document) -> Result<Vec<u8>, Error> {
     let mut out = Vec::new();
     let mut doc = doc.clone();
     // The trailer's /Size is written from max_id; a loaded file may claim more objects
@@ -222,13 +233,13 @@ fn save(doc: &Document) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
-struct Run {
-    doc: Document,
-    current: Vec<u8>,
-    fonts: DocFonts,
-    models: HashMap<u32, PageModel>,
-    renders: HashMap<u32, Raster>,
-    result: EditResult,
+pub(crate) struct Run {
+    pub(crate) doc: Document,
+    pub(crate) current: Vec<u8>,
+    pub(crate) fonts: DocFonts,
+    pub(crate) models: HashMap<u32, PageModel>,
+    pub(crate) renders: HashMap<u32, Raster>,
+    pub(crate) result: EditResult,
 }
 
 impl Run {
@@ -244,11 +255,11 @@ impl Run {
         out
     }
 
-    fn page_ids(&self) -> BTreeMap<u32, ObjectId> {
+    pub(crate) fn page_ids(&self) -> BTreeMap<u32, ObjectId> {
         self.doc.get_pages()
     }
 
-    fn model(&mut self, number: u32, page_id: ObjectId) -> Result<&PageModel, Error> {
+    pub(crate) fn model(&mut self, number: u32, page_id: ObjectId) -> Result<&PageModel, Error> {
         if !self.models.contains_key(&number) {
             let start = Instant::now();
             let mut source = Source {
@@ -325,13 +336,13 @@ impl Run {
 
     /// Restores the document; cached fonts go too, because object ids of a rolled-back
     /// embedded font may be reused.
-    fn rollback(&mut self, snapshot: Document) {
+    pub(crate) fn rollback(&mut self, snapshot: Document) {
         self.doc = snapshot;
         self.fonts = DocFonts::default();
         self.models.clear();
     }
 
-    fn fail(&mut self, edit: &Edit, reason: &'static str, message: String) {
+    pub(crate) fn fail(&mut self, edit: &Edit, reason: &'static str, message: String) {
         self.result.failed.push(Failed {
             edit_index: edit.index,
             op: edit.op,

@@ -64,7 +64,7 @@ fn xobject_name(doc: &Document, page_id: ObjectId, form: ObjectId) -> Option<Vec
         .map(|(k, _)| k.clone())
 }
 
-fn resources(doc: &Document, page_id: ObjectId) -> Option<&Dictionary> {
+pub(crate) fn resources(doc: &Document, page_id: ObjectId) -> Option<&Dictionary> {
     let mut id = page_id;
     for _ in 0..32 {
         let d = doc.get_dictionary(id).ok()?;

@@ -7,6 +7,9 @@ pub enum EditOp {
     Replace,
     /// Remove the found text and tidy the spacing around it.
     Delete,
+    /// Remove the found text for real (glyphs, image pixels, document strings) and cover
+    /// its place with a filled box.
+    Redact,
 }
 
 impl EditOp {
@@ -15,6 +18,7 @@ impl EditOp {
         match self {
             EditOp::Replace => "replace",
             EditOp::Delete => "delete",
+            EditOp::Redact => "redact",
         }
     }
 }
@@ -218,6 +222,42 @@ pub struct EditResult {
     pub pages_touched: Vec<u32>,
     /// Where the time went.
     pub timings: Timings,
+    /// Redaction: what was removed besides the page text (image pixels, annotations,
+    /// form values, metadata, outlines, …).
+    pub removed: Vec<Removal>,
+    /// Redaction: places in the output where a redacted string still occurs.
+    pub residual: Vec<Residual>,
+}
+
+/// One thing a redaction removed besides the glyphs of a change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Removal {
+    /// The redact edit's index.
+    pub edit_index: u32,
+    /// What kind of place: `image`, `annotation`, `form_field`, `metadata`, `xmp`,
+    /// `outline`, `structure`, `page_label`, `embedded_file`, `javascript`, `xfa`,
+    /// `name_tree`, `other`.
+    pub kind: &'static str,
+    /// 1-based page, when the place belongs to one.
+    pub page: Option<u32>,
+    /// Where exactly (object number and key, or image and pixel rectangle).
+    pub location: String,
+}
+
+/// A place in the output where a redacted string still occurs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Residual {
+    /// The redact edit's index.
+    pub edit_index: u32,
+    /// What kind of place: `page_text` or one of [`Removal::kind`]'s kinds, or
+    /// `stream` for raw bytes of a decoded stream.
+    pub kind: &'static str,
+    /// 1-based page, when known.
+    pub page: Option<u32>,
+    /// Where exactly.
+    pub location: String,
+    /// The text found there.
+    pub text: String,
 }
 
 /// Where the time of one [`crate::edit::edit`] call went, in milliseconds (server-side

@@ -1,0 +1,347 @@
+//! Images under a redaction box: where the page draws its images (a walk of the content
+//! streams with the graphics state's CTM), and the masking of the covered pixels in a
+//! copy of each image (the page is pointed at the copy, so other users of a shared image
+//! keep theirs).
+
+use std::collections::BTreeMap;
+
+use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
+use pdf_content::interp::matrix::{multiply, transform_rect, Matrix, IDENTITY};
+use pdf_content::{parse, Op, OpKind, StreamId};
+
+use super::pixels::{mask_stream, PixelRect};
+use super::Refusal;
+use crate::edit::find::PageModel;
+use crate::edit::streams::{page_subdict_mut, resources};
+
+/// Deepest form nesting followed when looking for images.
+const MAX_DEPTH: usize = 12;
+
+/// One image drawn by the page.
+#[derive(Debug, Clone)]
+pub(crate) struct Placement {
+    /// The image XObject; `None` for an inline image.
+    pub image: Option<ObjectId>,
+    /// Its /XObject resource name.
+    pub name: Vec<u8>,
+    /// CTM when drawn: maps the unit square onto the page (user space).
+    pub ctm: Matrix,
+    /// The Form XObject that draws it, when not the page itself.
+    pub in_form: Option<ObjectId>,
+}
+
+impl Placement {
+    /// Box in user space.
+    pub fn bbox(&self) -> [f64; 4] {
+        transform_rect(&self.ctm, [0.0, 0.0, 1.0, 1.0])
+    }
+}
+
+/// What one masked image became.
+#[derive(Debug, Clone)]
+pub(crate) struct Masked {
+    /// Human description: resource name, object, pixel rectangles.
+    pub location: String,
+    /// Areas of the removed pixels, user space.
+    pub areas_user: Vec<[f64; 4]>,
+}
+
+/// Every image the page draws (page content and forms it draws), in content order.
+pub(crate) fn placements(doc: &Document, model: &PageModel) -> Vec<Placement> {
+    let mut out = Vec::new();
+    let page_res = resources(doc, model.page_id).cloned().unwrap_or_default();
+    // Page streams share one graphics state (§7.8.2).
+    let mut walker = Walker {
+        doc,
+        model,
+        out: &mut out,
+        stack: Vec::new(),
+        ctm: IDENTITY,
+    };
+    for cs in &model.glyphs.streams {
+        if let StreamId::PageContent { .. } = cs.id {
+            walker.walk(&cs.ops, &page_res, None, 0);
+        }
+    }
+    out
+}
+
+struct Walker<'a, 'o> {
+    doc: &'a Document,
+    model: &'a PageModel,
+    out: &'o mut Vec<Placement>,
+    stack: Vec<Matrix>,
+    ctm: Matrix,
+}
+
+impl Walker<'_, '_> {
+    fn walk(&mut self, ops: &[Op], res: &Dictionary, form: Option<ObjectId>, depth: usize) {
+        for op in ops {
+            match &op.kind {
+                OpKind::Save => self.stack.push(self.ctm),
+                OpKind::Restore => self.ctm = self.stack.pop().unwrap_or(self.ctm),
+                OpKind::Transform(m) => self.ctm = multiply(m, &self.ctm),
+                OpKind::InlineImage { .. } => self.out.push(Placement {
+                    image: None,
+                    name: b"(inline)".to_vec(),
+                    ctm: self.ctm,
+                    in_form: form,
+                }),
+                OpKind::XObject(name) => self.xobject(name, res, form, depth),
+                _ => {}
+            }
+        }
+    }
+
+    fn xobject(&mut self, name: &[u8], res: &Dictionary, form: Option<ObjectId>, depth: usize) {
+        let doc = self.doc;
+        let Some(id) = res
+            .get(b"XObject")
+            .ok()
+            .and_then(|x| doc.dereference(x).ok())
+            .and_then(|(_, x)| x.as_dict().ok())
+            .and_then(|x| x.get(name).ok())
+            .and_then(|o| o.as_reference().ok())
+        else {
+            return;
+        };
+        let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) else {
+            return;
+        };
+        match stream.dict.get(b"Subtype").and_then(Object::as_name) {
+            Ok(b"Image") => self.out.push(Placement {
+                image: Some(id),
+                name: name.to_vec(),
+                ctm: self.ctm,
+                in_form: form,
+            }),
+            Ok(b"Form") if depth < MAX_DEPTH => {
+                let parsed;
+                let ops = match self.model.glyphs.stream(StreamId::Form { object_id: id }) {
+                    Some(cs) => &cs.ops,
+                    None => {
+                        let Ok(bytes) = stream.decompressed_content_with_limit(64 << 20) else {
+                            return;
+                        };
+                        parsed = parse(&bytes);
+                        &parsed
+                    }
+                };
+                let matrix = stream
+                    .dict
+                    .get(b"Matrix")
+                    .and_then(Object::as_array)
+                    .ok()
+                    .and_then(|a| {
+                        let v: Vec<f64> = a
+                            .iter()
+                            .filter_map(|o| o.as_float().ok().map(f64::from))
+                            .collect();
+                        <[f64; 6]>::try_from(v).ok()
+                    })
+                    .unwrap_or(IDENTITY);
+                let inner_res = stream
+                    .dict
+                    .get(b"Resources")
+                    .ok()
+                    .and_then(|r| doc.dereference(r).ok())
+                    .and_then(|(_, r)| r.as_dict().ok())
+                    .cloned()
+                    .unwrap_or_else(|| res.clone());
+                let saved = (self.ctm, self.stack.len());
+                self.ctm = multiply(&matrix, &self.ctm);
+                self.walk(ops, &inner_res, Some(id), depth + 1);
+                self.ctm = saved.0;
+                self.stack.truncate(saved.1);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn overlap(a: [f64; 4], b: [f64; 4]) -> Option<[f64; 4]> {
+    let o = [
+        a[0].max(b[0]),
+        a[1].max(b[1]),
+        a[2].min(b[2]),
+        a[3].min(b[3]),
+    ];
+    (o[2] - o[0] > 1e-3 && o[3] - o[1] > 1e-3).then_some(o)
+}
+
+/// Whether any of `boxes` covers part of a placement.
+pub(crate) fn covered(p: &Placement, boxes: &[[f64; 4]]) -> bool {
+    boxes.iter().any(|b| overlap(p.bbox(), *b).is_some())
+}
+
+/// The pixels of a `width`×`height` image drawn with `ctm` that `area` (user space)
+/// touches, as a pixel rectangle (row 0 at the top of the image), or None.
+fn pixel_rect(ctm: &Matrix, width: u32, height: u32, area: [f64; 4]) -> Option<PixelRect> {
+    let det = ctm[0] * ctm[3] - ctm[1] * ctm[2];
+    if det.abs() < 1e-12 {
+        return None;
+    }
+    let inv = [
+        ctm[3] / det,
+        -ctm[1] / det,
+        -ctm[2] / det,
+        ctm[0] / det,
+        (ctm[2] * ctm[5] - ctm[3] * ctm[4]) / det,
+        (ctm[1] * ctm[4] - ctm[0] * ctm[5]) / det,
+    ];
+    let unit = transform_rect(&inv, area);
+    let u0 = unit[0].clamp(0.0, 1.0);
+    let u1 = unit[2].clamp(0.0, 1.0);
+    let v0 = unit[1].clamp(0.0, 1.0);
+    let v1 = unit[3].clamp(0.0, 1.0);
+    if u1 <= u0 || v1 <= v0 {
+        return None;
+    }
+    let (w, h) = (f64::from(width), f64::from(height));
+    Some(PixelRect {
+        x0: (u0 * w).floor() as u32,
+        x1: ((u1 * w).ceil() as u32).min(width),
+        y0: ((1.0 - v1) * h).floor() as u32,
+        y1: (((1.0 - v0) * h).ceil() as u32).min(height),
+    })
+}
+
+/// The user-space area of a pixel rectangle of an image drawn with `ctm`.
+fn rect_area(ctm: &Matrix, width: u32, height: u32, r: PixelRect) -> [f64; 4] {
+    let (w, h) = (f64::from(width), f64::from(height));
+    transform_rect(
+        ctm,
+        [
+            f64::from(r.x0) / w,
+            1.0 - f64::from(r.y1) / h,
+            f64::from(r.x1) / w,
+            1.0 - f64::from(r.y0) / h,
+        ],
+    )
+}
+
+fn dims(s: &Stream) -> Option<(u32, u32)> {
+    let w = s.dict.get(b"Width").and_then(Object::as_i64).ok()?;
+    let h = s.dict.get(b"Height").and_then(Object::as_i64).ok()?;
+    (w > 0 && h > 0 && w <= 1 << 16 && h <= 1 << 16).then_some((w as u32, h as u32))
+}
+
+/// Masks the pixels under `boxes` in every image the page draws there. A part that
+/// cannot be done refuses the whole redaction (fail closed).
+pub(crate) fn mask_under(
+    doc: &mut Document,
+    page_id: ObjectId,
+    placements: &[Placement],
+    boxes: &[[f64; 4]],
+) -> Result<Vec<Masked>, Refusal> {
+    let unsupported = |m: String| ("image_unsupported", m);
+    // Per resource name: the image and the CTMs it is drawn with under a box.
+    let mut hit: BTreeMap<Vec<u8>, (ObjectId, Vec<Matrix>)> = BTreeMap::new();
+    for p in placements.iter().filter(|p| covered(p, boxes)) {
+        let Some(id) = p.image else {
+            return Err(unsupported(
+                "an inline image lies under the redaction; inline images are not masked yet".into(),
+            ));
+        };
+        if let Some(form) = p.in_form {
+            return Err(unsupported(format!(
+                "an image drawn inside form XObject {} {} lies under the redaction; \
+                 images inside forms are not masked yet",
+                form.0, form.1
+            )));
+        }
+        hit.entry(p.name.clone())
+            .or_insert((id, Vec::new()))
+            .1
+            .push(p.ctm);
+    }
+    let mut out = Vec::new();
+    for (name, (id, ctms)) in hit {
+        let original = doc
+            .get_object(id)
+            .and_then(Object::as_stream)
+            .map_err(|e| unsupported(e.to_string()))?
+            .clone();
+        let (w, h) = dims(&original)
+            .ok_or_else(|| unsupported(format!("image {} {} has no usable size", id.0, id.1)))?;
+        let mut rects = Vec::new();
+        let mut areas = Vec::new();
+        for ctm in &ctms {
+            for b in boxes {
+                if let Some(r) = pixel_rect(ctm, w, h, *b) {
+                    rects.push(r);
+                    areas.push(rect_area(ctm, w, h, r));
+                }
+            }
+        }
+        if rects.is_empty() {
+            continue;
+        }
+        let mut copy = mask_stream(doc, &original, &rects)
+            .map_err(|m| unsupported(format!("image {} {}: {m}", id.0, id.1)))?;
+        // The soft mask and an explicit stencil mask carry the same shapes: masked too.
+        for key in [b"SMask".as_slice(), b"Mask".as_slice()] {
+            let Ok(mask_id) = copy.dict.get(key).and_then(Object::as_reference) else {
+                continue;
+            };
+            let Ok(mask) = doc.get_object(mask_id).and_then(Object::as_stream).cloned() else {
+                continue;
+            };
+            let Some((mw, mh)) = dims(&mask) else {
+                continue;
+            };
+            let scaled: Vec<PixelRect> = rects.iter().map(|r| r.scaled(w, h, mw, mh)).collect();
+            let masked = mask_stream(doc, &mask, &scaled).map_err(|m| {
+                unsupported(format!(
+                    "mask {} {} of image {} {}: {m}",
+                    mask_id.0, mask_id.1, id.0, id.1
+                ))
+            })?;
+            let new_mask = doc.add_object(masked);
+            copy.dict.set(key.to_vec(), Object::Reference(new_mask));
+        }
+        let new_id = doc.add_object(copy);
+        let xobjects = page_subdict_mut(doc, page_id, b"XObject").map_err(unsupported)?;
+        xobjects.set(name.clone(), Object::Reference(new_id));
+        let px: Vec<String> = rects
+            .iter()
+            .map(|r| format!("{},{}-{},{}", r.x0, r.y0, r.x1, r.y1))
+            .collect();
+        out.push(Masked {
+            location: format!(
+                "image /{} (object {} {}, {}x{} px), pixels {}",
+                String::from_utf8_lossy(&name),
+                id.0,
+                id.1,
+                w,
+                h,
+                px.join("; ")
+            ),
+            areas_user: areas,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pixel_rect_maps_user_space_to_rows_from_the_top() {
+        // A 100x50 image drawn 200x100 pt at (100, 100).
+        let ctm = [200.0, 0.0, 0.0, 100.0, 100.0, 100.0];
+        let r = pixel_rect(&ctm, 100, 50, [100.0, 180.0, 120.0, 200.0]).unwrap();
+        assert_eq!((r.x0, r.x1, r.y0, r.y1), (0, 10, 0, 10));
+        let a = rect_area(&ctm, 100, 50, r);
+        assert_eq!(a, [100.0, 180.0, 120.0, 200.0]);
+        assert!(pixel_rect(&ctm, 100, 50, [0.0, 0.0, 50.0, 50.0]).is_none());
+    }
+
+    #[test]
+    fn partial_pixels_are_included() {
+        let ctm = [10.0, 0.0, 0.0, 10.0, 0.0, 0.0];
+        let r = pixel_rect(&ctm, 10, 10, [2.5, 2.5, 3.5, 3.5]).unwrap();
+        assert_eq!((r.x0, r.x1, r.y0, r.y1), (2, 4, 6, 8));
+    }
+}

@@ -1,0 +1,195 @@
+//! After saving: the output is read again from its bytes and every place where a redacted
+//! string still occurs is listed: the text layer of every page (the engine's own text
+//! model), every text string and XMP/JavaScript stream, and the raw decoded bytes of every
+//! other non-image stream (what a byte search of `qpdf --qdf` output would find).
+
+use std::collections::{BTreeSet, HashMap};
+
+use lopdf::{Document, Object, ObjectId};
+
+use super::strings::{scan, Finder, MAX_SCAN_BYTES};
+use crate::edit::find::{page_matches, Matcher, PageModel};
+use crate::edit::fonts::{DocFonts, Source};
+use crate::edit::text::{build_lines, PageGeom};
+use crate::edit::{Edit, Residual};
+use crate::Error;
+
+/// Every residual occurrence of each edit's string in `bytes` (an unencrypted PDF).
+pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Residual>, Error> {
+    let mut doc = Document::load_mem(bytes).map_err(|e| Error::Engine(e.to_string()))?;
+    let mut fonts = DocFonts::default();
+    let pages = doc.get_pages();
+    // Page content streams by object, for reporting raw hits with their page.
+    let mut content_page: HashMap<ObjectId, u32> = HashMap::new();
+    for (&n, &pid) in &pages {
+        for id in doc.get_page_contents(pid) {
+            content_page.entry(id).or_insert(n);
+        }
+    }
+    let mut out = Vec::new();
+    let pdfium_text: Vec<(u32, String)> = crate::read_text(bytes, None, None, true, false)?
+        .pages
+        .iter()
+        .map(|p| (p.page, p.plain_text()))
+        .collect();
+    let mut models = Vec::new();
+    for (&number, &page_id) in &pages {
+        let mut source = Source {
+            doc: &doc,
+            fonts: &mut fonts,
+        };
+        let Ok(glyphs) = pdf_content::interpret_page(&doc, page_id, &mut source) else {
+            continue;
+        };
+        let lines = build_lines(&glyphs.glyphs);
+        models.push(PageModel {
+            number,
+            page_id,
+            glyphs,
+            lines,
+            geom: PageGeom::read(&doc, page_id),
+        });
+    }
+    for (edit, matcher) in edits {
+        let find = |t: &str| -> Vec<(usize, usize)> {
+            crate::edit::find::line_matches(matcher, t, "")
+                .into_iter()
+                .map(|(s, e, _)| (s, e))
+                .collect()
+        };
+        let mut text_pages = BTreeSet::new();
+        let wrapped = super::lines::pattern(matcher);
+        for model in &models {
+            let mut found = page_matches(model, matcher, edit);
+            if let Some(re) = &wrapped {
+                found.extend(super::lines::cross_line(model, re));
+            }
+            for m in found {
+                text_pages.insert(model.number);
+                out.push(Residual {
+                    edit_index: edit.index,
+                    kind: "page_text",
+                    page: Some(model.number),
+                    location: format!(
+                        "page {} text at [{:.1}, {:.1}, {:.1}, {:.1}]",
+                        model.number, m.bbox[0], m.bbox[1], m.bbox[2], m.bbox[3]
+                    ),
+                    text: m.found,
+                });
+            }
+        }
+        // A second, independent reader (PDFium, annotation appearances included): text it
+        // extracts is what a viewer's copy or search would give.
+        for (page, text) in &pdfium_text {
+            if text_pages.contains(page) {
+                continue;
+            }
+            let mut found: Vec<String> = find(text)
+                .iter()
+                .map(|&(s, e)| text[s..e].to_string())
+                .collect();
+            if let Some(re) = &wrapped {
+                found.extend(re.find_iter(text).map(|m| m.as_str().to_string()));
+            }
+            if let Some(first) = found.into_iter().next() {
+                text_pages.insert(*page);
+                out.push(Residual {
+                    edit_index: edit.index,
+                    kind: "page_text",
+                    page: Some(*page),
+                    location: format!(
+                        "page {page} (text extraction, annotations and widgets included)"
+                    ),
+                    text: first,
+                });
+            }
+        }
+        let hits = scan(&mut doc, &find, false);
+        let mut reported: BTreeSet<ObjectId> = BTreeSet::new();
+        for h in hits {
+            if let Some(id) = object_of(&h.location) {
+                reported.insert(id);
+            }
+            out.push(Residual {
+                edit_index: edit.index,
+                kind: h.kind,
+                page: h.page,
+                location: h.location,
+                text: h.text,
+            });
+        }
+        out.extend(raw_hits(
+            &doc,
+            &find,
+            &reported,
+            &content_page,
+            &text_pages,
+            edit.index,
+        ));
+    }
+    Ok(out)
+}
+
+/// The object named at the start of a location ("object 12 0 …").
+fn object_of(location: &str) -> Option<ObjectId> {
+    let mut it = location.strip_prefix("object ")?.split(' ');
+    let n = it.next()?.parse().ok()?;
+    let g = it.next()?.parse().ok()?;
+    Some((n, g))
+}
+
+/// Non-image streams whose decoded bytes hold the string, other than those already
+/// reported (strings, XMP) and the content of pages whose text layer was reported.
+fn raw_hits(
+    doc: &Document,
+    find: Finder,
+    reported: &BTreeSet<ObjectId>,
+    content_page: &HashMap<ObjectId, u32>,
+    text_pages: &BTreeSet<u32>,
+    edit_index: u32,
+) -> Vec<Residual> {
+    let mut out = Vec::new();
+    for (&id, obj) in &doc.objects {
+        let Object::Stream(s) = obj else { continue };
+        if reported.contains(&id) {
+            continue;
+        }
+        let name = |k: &[u8]| s.dict.get(k).and_then(Object::as_name).ok();
+        if name(b"Subtype") == Some(b"Image") {
+            continue;
+        }
+        let page = content_page.get(&id).copied();
+        if page.is_some_and(|p| text_pages.contains(&p)) {
+            continue;
+        }
+        let Ok(bytes) = s.decompressed_content_with_limit(MAX_SCAN_BYTES) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let ranges = find(&text);
+        if ranges.is_empty() {
+            continue;
+        }
+        let kind = String::from_utf8_lossy(name(b"Type").or(name(b"Subtype")).unwrap_or(b"data"))
+            .into_owned();
+        out.push(Residual {
+            edit_index,
+            kind: "stream",
+            page,
+            location: format!("object {} {} ({kind} stream)", id.0, id.1),
+            text: text[ranges[0].0..ranges[0].1].to_string(),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_numbers_are_read_from_locations() {
+        assert_eq!(object_of("object 12 0 /Title"), Some((12, 0)));
+        assert_eq!(object_of("page 3"), None);
+    }
+}

@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startApp, type TestApp } from '../helpers/app.js';
+import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
+import { HAVE_CORPUS } from '../helpers/env.js';
+import { type FileServer, serveFiles } from '../helpers/serve.js';
+
+const TRIVIAL = 'font-tt-subset-libreoffice-trivial.pdf';
+const OCR_SCAN = 'scan-ocr-layer-brother-de.pdf';
+
+function words(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const w of text.match(/[A-Za-z]{5,12}/g) ?? []) out.set(w, (out.get(w) ?? 0) + 1);
+  return out;
+}
+
+describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op redact', () => {
+  let t: TestApp;
+  let key: string;
+  let files: FileServer;
+  let tmp: string;
+  beforeAll(async () => {
+    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
+    key = await t.newKey();
+    files = await serveFiles({ 'trivial.pdf': corpusPath(TRIVIAL), 'ocr.pdf': corpusPath(OCR_SCAN) });
+    tmp = mkdtempSync(path.join(tmpdir(), 'pdfedit-redact-'));
+  });
+  afterAll(async () => {
+    rmSync(tmp, { recursive: true, force: true });
+    await files?.close();
+    await t?.close();
+  });
+
+  const edit = (file: string, edits: unknown[], headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/edit',
+      headers: { ...bearer(key), ...headers },
+      payload: { source: { url: files.url(file) }, edits },
+    });
+
+  async function download(url: string): Promise<Buffer> {
+    const res = await t.app.inject({ method: 'GET', url: url.replace(t.env.config.publicBaseUrl, '') });
+    expect(res.statusCode).toBe(200);
+    return res.rawPayload;
+  }
+
+  function textOf(pdf: Buffer): string {
+    const file = path.join(tmp, `out-${Math.random().toString(36).slice(2)}.pdf`);
+    writeFileSync(file, pdf);
+    return pdftotext(file).replace(/\s+/g, ' ');
+  }
+
+  it('removes the phrase for real, keeps every other word, reports nothing left', async () => {
+    const phrase = 'takimata sanctus est';
+    const res = await edit('trivial.pdf', [{ op: 'redact', find: phrase }]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.status).toBe('done');
+    expect(body.changes.length).toBeGreaterThanOrEqual(1);
+    for (const c of body.changes) {
+      expect(c).toMatchObject({ op: 'redact', find: phrase, verified: true, font_source: 'none' });
+      expect(c.replace).toBeUndefined();
+    }
+    expect(body.residual).toEqual([]);
+    expect(Array.isArray(body.removed)).toBe(true);
+    const out = await download(body.output.url);
+    const after = textOf(out);
+    expect(after).not.toContain(phrase);
+    // One revision only: a full rewrite, no earlier text left behind.
+    expect(out.toString('latin1').match(/%%EOF/g)?.length).toBe(1);
+    const original = words(pdftotext(corpusPath(TRIVIAL)));
+    const kept = words(after);
+    for (const w of phrase.match(/[A-Za-z]{5,12}/g) ?? [])
+      original.set(w, (original.get(w) ?? 0) - body.changes.length);
+    for (const [w, n] of original) expect(kept.get(w) ?? 0, w).toBeGreaterThanOrEqual(n);
+  });
+
+  it('returns the redacted PDF itself with Accept: application/pdf', async () => {
+    const res = await edit('trivial.pdf', [{ op: 'redact', find: 'takimata' }], {
+      accept: 'application/pdf',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toContain('application/pdf');
+    expect(textOf(res.rawPayload)).not.toContain('takimata');
+  });
+
+  it('refuses a word of an OCR layer over a scan (scanned_text), 422 when nothing applied', async () => {
+    const res = await edit('ocr.pdf', [{ op: 'redact', find: 'Testdokument' }]);
+    expect(res.statusCode, res.body).toBe(422);
+    const body = res.json();
+    expect(body.error.code).toBe('edit_failed');
+    expect(body.failed).toEqual([
+      expect.objectContaining({ index: 0, op: 'redact', reason: 'scanned_text' }),
+    ]);
+  });
+
+  it('refuses members that do not apply to redact', async () => {
+    const res = await edit('trivial.pdf', [{ op: 'redact', find: 'takimata', replace: 'x' }]);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toContain('"replace" does not apply to op "redact"');
+  });
+});
