@@ -79,6 +79,10 @@ export interface EngineEditResult {
   pages_touched: number[];
   /** Where the engine's time went, in milliseconds. */
   timings: EngineTimings;
+  /** Redaction: what was removed besides the page text (images, annotations, metadata…). */
+  removed: EngineRemoval[];
+  /** Redaction: where a redacted string still occurs in the output. */
+  residual: EngineResidual[];
 }
 
 /** Milliseconds per stage of one edit call, each summed over edits and pages. */
@@ -90,10 +94,6 @@ export interface EngineTimings {
   save: number;
   mark: number;
   total: number;
-  /** Redaction: what was removed besides the page text (images, annotations, metadata…). */
-  removed: EngineRemoval[];
-  /** Redaction: where a redacted string still occurs in the output. */
-  residual: EngineResidual[];
 }
 
 export interface EngineRemoval {
