@@ -9,6 +9,7 @@
 
 pub mod edit;
 mod error;
+mod form;
 mod joins;
 mod layout;
 mod order;

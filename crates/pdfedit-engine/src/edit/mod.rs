@@ -12,6 +12,7 @@
 
 mod actual;
 mod choose;
+mod exports;
 mod find;
 mod fit;
 mod fonts;
@@ -27,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use lopdf::{Document, ObjectId};
 use pdf_render::raster::Raster;
 
+pub(crate) use exports::*;
 pub use types::*;
 
 use crate::Error;
@@ -52,10 +54,20 @@ pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError
         .edits
         .iter()
         .map(|e| {
+            match (e.op, &e.form) {
+                (EditOp::Form, Some(_)) => return Ok(None),
+                (EditOp::Form, None) => {
+                    return Err(format!("edit {}: form needs fields", e.index));
+                }
+                (EditOp::Insert, _) => return Ok(None),
+                _ => {}
+            }
             if e.op == EditOp::Replace && e.replace.is_empty() {
                 return Err(format!("edit {}: replace needs a replace text", e.index));
             }
-            compile(e).map_err(|m| format!("edit {}: {m}", e.index))
+            compile(e)
+                .map(Some)
+                .map_err(|m| format!("edit {}: {m}", e.index))
         })
         .collect::<Result<Vec<_>, String>>()
         .map_err(|m| EditError::Engine(Error::InvalidRequest(m)))?;
@@ -96,6 +108,14 @@ pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError
     };
     let baseline = run.current.clone();
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
+        let Some(matcher) = matcher else {
+            if let Some(spec) = &edit.form {
+                run.form(edit, spec, request.options.font_policy)?;
+            } else if edit.op == EditOp::Insert {
+                run.insert(edit, request.options.font_policy)?;
+            }
+            continue;
+        };
         let matches = run.find(edit, matcher, span_boxes.as_deref())?;
         if matches.is_empty() {
             run.result.unmatched.push(Unmatched {
@@ -135,6 +155,7 @@ fn refuse_all(bytes: &[u8], request: &EditRequest, reason: &'static str) -> Edit
             op: e.op,
             reason,
             message: "this document's encryption cannot be written back yet".into(),
+            field: None,
         })
         .collect();
     EditResult {
@@ -260,12 +281,38 @@ impl Run {
         self.models.clear();
     }
 
+    /// A `form` edit (see [`crate::form`]); page models and fonts are read afresh after it.
+    fn form(&mut self, edit: &Edit, spec: &FormSpec, policy: FontPolicy) -> Result<(), Error> {
+        let run = crate::form::FormRun {
+            doc: &mut self.doc,
+            current: &mut self.current,
+            renders: &mut self.renders,
+            result: &mut self.result,
+            policy,
+        };
+        crate::form::apply(run, edit, spec)?;
+        self.fonts = DocFonts::default();
+        self.models.clear();
+        Ok(())
+    }
+
+    /// An `insert` edit (see [`crate::insert`]).
+    fn insert(&mut self, edit: &Edit, _policy: FontPolicy) -> Result<(), Error> {
+        self.fail(
+            edit,
+            "insert_unsupported",
+            "insert is not available yet".into(),
+        );
+        Ok(())
+    }
+
     fn fail(&mut self, edit: &Edit, reason: &'static str, message: String) {
         self.result.failed.push(Failed {
             edit_index: edit.index,
             op: edit.op,
             reason,
             message,
+            field: None,
         });
     }
 
@@ -336,6 +383,8 @@ impl Run {
                     bbox: *area,
                     before_png,
                     after_png,
+                    field: None,
+                    value: None,
                 });
             }
             after_renders.push((*page, before, after));

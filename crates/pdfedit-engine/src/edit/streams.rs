@@ -78,7 +78,7 @@ fn resources(doc: &Document, page_id: ObjectId) -> Option<&Dictionary> {
 
 /// The page's own resources sub-dictionary `key` (e.g. /Font), made direct and writable.
 /// Inherited or shared resources are copied into the page first, so siblings are untouched.
-fn page_subdict_mut<'a>(
+pub(crate) fn page_subdict_mut<'a>(
     doc: &'a mut Document,
     page_id: ObjectId,
     key: &[u8],
