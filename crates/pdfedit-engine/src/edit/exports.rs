@@ -82,3 +82,13 @@ pub(crate) fn page_resources_mut<'a>(
 pub(crate) fn font_registry() -> &'static Registry {
     super::choose::registry()
 }
+
+pub(crate) use super::choose::{choose_font, space_width, Seg};
+pub(crate) use super::find::PageModel;
+pub(crate) use super::fonts::DocFonts;
+pub(crate) use super::streams::add_font_resource;
+
+/// Where `anchor` ends on the page: (line index, byte offset in the line's text).
+pub(crate) fn anchor_position(model: &PageModel, anchor: &str) -> Option<(usize, usize)> {
+    super::find::anchor_end(model, anchor, false)
+}

@@ -200,7 +200,7 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
             before_png: previews.0,
             after_png: previews.1,
             field: Some(w.field.name.clone()),
-            value: Some(reported(&w.field, &w.planned)),
+            value: Some(reported(&snapshot, &w.field, &w.planned)),
         });
     }
     for (page, (_, after, _)) in renders {
@@ -352,11 +352,20 @@ fn drop_xfa(doc: &mut Document) -> bool {
 }
 
 /// The value as the API reports it.
-fn reported(field: &Field, planned: &Planned) -> FieldInput {
+fn reported(doc: &Document, field: &Field, planned: &Planned) -> FieldInput {
     match planned {
         Planned::Text(t) => FieldInput::Text(t.clone()),
         Planned::State(s) if field.kind == Kind::Checkbox => FieldInput::Bool(s != b"Off"),
-        Planned::State(s) => FieldInput::Text(String::from_utf8_lossy(s).into_owned()),
+        Planned::State(s) if s == b"Off" => FieldInput::Text("Off".into()),
+        Planned::State(s) => {
+            let state = String::from_utf8_lossy(s).into_owned();
+            let i = field
+                .widgets
+                .iter()
+                .position(|w| tree::on_states(doc, *w).iter().any(|x| x == s));
+            let export = i.and_then(|i| field.options.get(i)).map(|(e, _)| e.clone());
+            FieldInput::Text(export.unwrap_or(state))
+        }
         Planned::Choice { exports, .. } if field.flags & ff::MULTI_SELECT != 0 => {
             FieldInput::Many(exports.clone())
         }
@@ -364,4 +373,31 @@ fn reported(field: &Field, planned: &Planned) -> FieldInput {
             FieldInput::Text(exports.first().cloned().unwrap_or_default())
         }
     }
+}
+
+/// Radio groups of the document by fully qualified name: each option as (appearance state
+/// name, export value). The export value is the /Opt entry when the group has one (state
+/// names are then only indices), else the state name itself.
+pub(crate) fn radio_options(doc: &Document) -> HashMap<String, Vec<(String, String)>> {
+    let mut out = HashMap::new();
+    for f in tree::fields(doc)
+        .into_iter()
+        .filter(|f| f.kind == Kind::Radio)
+    {
+        let mut options: Vec<(String, String)> = Vec::new();
+        for (i, w) in f.widgets.iter().enumerate() {
+            for state in tree::on_states(doc, *w) {
+                let state = String::from_utf8_lossy(&state).into_owned();
+                let export = f
+                    .options
+                    .get(i)
+                    .map_or_else(|| state.clone(), |(e, _)| e.clone());
+                if !options.iter().any(|(s, _)| *s == state) {
+                    options.push((state, export));
+                }
+            }
+        }
+        out.insert(f.name, options);
+    }
+    out
 }
