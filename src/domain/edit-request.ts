@@ -13,7 +13,7 @@ const MEMBERS: Record<string, readonly string[]> = {
 };
 
 /** Ops the engine carries out today; the others arrive with their own issues. */
-const AVAILABLE = new Set(['replace', 'delete', 'form']);
+const AVAILABLE = new Set(['replace', 'delete', 'insert', 'form']);
 
 function bad(index: number, message: string): ApiError {
   return new ApiError('invalid_request', `edits[${index}]: ${message}`);
@@ -37,6 +37,7 @@ export function toEngineEdits(edits: Edit[], pageCount: number): EngineEdit[] {
       );
     }
     if (op === 'form') return toFormEdit(edit, index);
+    if (op === 'insert') return toInsertEdit(edit, index, pageCount);
     if (edit.find === undefined) throw bad(index, `op "${op}" needs "find".`);
     if (op === 'replace' && edit.replace === undefined) throw bad(index, 'op "replace" needs "replace".');
     if (edit.match === 'regex') {
@@ -70,6 +71,24 @@ export function toEngineEdits(edits: Edit[], pageCount: number): EngineEdit[] {
       ...(edit.style ? { style: edit.style } : {}),
     };
   });
+}
+
+/**
+ * An insert: `text` at `{page, x, y}` (baseline start, top-left points) or `{after}` (inline
+ * after the anchor's first occurrence, or on a new line below it with `newline`).
+ */
+function toInsertEdit(edit: Edit, index: number, pageCount: number): EngineEdit {
+  if (edit.text === undefined) throw bad(index, 'op "insert" needs "text".');
+  if (edit.at === undefined) throw bad(index, 'op "insert" needs "at".');
+  const page = edit.at.page;
+  if (page !== undefined && page > pageCount) throw bad(index, `at.page ${page} does not exist.`);
+  return {
+    index,
+    op: 'insert',
+    text: edit.text,
+    at: { ...edit.at },
+    ...(edit.style ? { style: edit.style } : {}),
+  };
 }
 
 /**

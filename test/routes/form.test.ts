@@ -90,7 +90,11 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op form', 
     const body = res.json();
     expect(body.status, JSON.stringify(body.failed)).toBe('done');
     const changed = new Map(body.changes.map((c: { field: string }) => [c.field, c]));
-    expect(changed.get('Last Name')).toMatchObject({ op: 'form', value: 'Müller-Lüdenscheidt', verified: true });
+    expect(changed.get('Last Name')).toMatchObject({
+      op: 'form',
+      value: 'Müller-Lüdenscheidt',
+      verified: true,
+    });
     expect(changed.get('Birthday')).toMatchObject({ value: '19700101' });
     expect(changed.get('gdpr')).toMatchObject({ value: true, font_source: 'none' });
     // Greek is not in the form's WinAnsi font: a real font carries it, never tofu.

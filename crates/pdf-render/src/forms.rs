@@ -164,12 +164,18 @@ fn describe(field: &PdfFormField) -> (FieldKind, FieldValue, Option<Vec<String>>
         PdfFormField::RadioButton(r) => {
             // The export value of a radio widget is the name of its "on" appearance state,
             // which is what /AS holds while it is selected.
-            let value = match r.is_checked() {
-                Ok(true) => r
-                    .appearance_stream()
-                    .or_else(|| r.group_value())
-                    .map_or(FieldValue::Null, FieldValue::Text),
-                _ => FieldValue::Null,
+            // The widget's /AS names its state: any state but Off is the selected option
+            // (FPDFAnnot_IsChecked misses groups whose states are indices into /Opt).
+            let state = r
+                .appearance_stream()
+                .map(|s| s.trim_start_matches('/').to_string())
+                .filter(|s| !s.is_empty() && s != "Off");
+            let value = match state {
+                Some(s) => FieldValue::Text(s),
+                None if r.is_checked().unwrap_or(false) => {
+                    r.group_value().map_or(FieldValue::Null, FieldValue::Text)
+                }
+                None => FieldValue::Null,
             };
             (FieldKind::Radio, value, None)
         }

@@ -200,7 +200,8 @@ fn name_radio_options(bytes: &[u8], password: Option<&str>, fields: &mut [FormFi
             continue;
         };
         if let FieldValue::Text(state) = &f.value {
-            if let Some((_, export)) = opts.iter().find(|(s, _)| s == state) {
+            let same = |s: &String| form::readback::same_state(state, s);
+            if let Some((_, export)) = opts.iter().find(|(s, _)| same(s)) {
                 f.value = FieldValue::Text(export.clone());
             }
         }

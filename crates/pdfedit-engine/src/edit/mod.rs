@@ -303,6 +303,12 @@ impl Run {
         let Some(spec) = &edit.insert else {
             return Ok(());
         };
+        // Size and colour are applied at a point or on a new line; a font name, and any
+        // style of inline text (drawn as a replace in the anchor's font), are not yet.
+        let inline = matches!(spec.at, At::After { newline: false, .. });
+        if edit.style.font.is_some() || (inline && edit.style != Style::default()) {
+            self.result.warnings.push("style_not_applied".into());
+        }
         let page = match &spec.at {
             At::After {
                 phrase,

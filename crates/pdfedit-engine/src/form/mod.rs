@@ -10,7 +10,7 @@
 mod appearance;
 mod flatten;
 mod font;
-mod readback;
+pub(crate) mod readback;
 mod tree;
 mod value;
 
@@ -111,14 +111,19 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
     }
     let all_fields = tree::fields(run.doc);
     if spec.flatten {
-        // Values set earlier without an appearance (NeedAppearances forms) get one, so
-        // flattening shows them; a field that still has none stays live (flatten_skipped).
+        // Values set earlier without an appearance get one, so flattening shows them; with
+        // NeedAppearances the producer's appearances are stale (often empty: LibreOffice)
+        // and are all drawn again. A field that still has none stays live (flatten_skipped).
+        let stale = tree::acroform(run.doc)
+            .and_then(|af| af.get(b"NeedAppearances").ok())
+            .and_then(|n| n.as_bool().ok())
+            .unwrap_or(false);
         for f in &all_fields {
             let ours = written.iter().any(|w| w.field.id == f.id);
-            let drawn = f
-                .widgets
-                .iter()
-                .all(|w| tree::normal_appearance(run.doc, *w).is_some());
+            let drawn = !stale
+                && f.widgets
+                    .iter()
+                    .all(|w| tree::normal_appearance(run.doc, *w).is_some());
             if ours || drawn || !matches!(f.kind, Kind::Text | Kind::Combo | Kind::List) {
                 continue;
             }

@@ -34,7 +34,7 @@ pub(crate) fn check(
             *on == (s != b"Off")
         }
         (Planned::State(s), FieldValue::Null) => s == b"Off",
-        (Planned::State(s), FieldValue::Text(v)) => v.as_bytes() == s.as_slice(),
+        (Planned::State(s), FieldValue::Text(v)) => same_state(v, &String::from_utf8_lossy(s)),
         (Planned::Choice { exports, shown, .. }, FieldValue::Text(v)) => {
             exports.first() == Some(v) || shown.first() == Some(v)
         }
@@ -87,6 +87,27 @@ pub(crate) fn visible(all: &str, field: &Field, planned: &Planned) -> Result<(),
     }
 }
 
+/// Whether PDFium's reading `got` of an appearance state names `state`. PDFium hands back
+/// long state names cut short (about 200 bytes, a `#` where it stopped inside an escape),
+/// so a long reading that starts `state` counts.
+pub(crate) fn same_state(got: &str, state: &str) -> bool {
+    got == state || (got.len() >= 64 && state.starts_with(got.trim_end_matches('#')))
+}
+
 fn squash(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_state_names_cut_short_by_pdfium_still_match() {
+        let long = "x".repeat(80) + " - and more";
+        assert!(same_state(&("x".repeat(80) + "#"), &long));
+        assert!(same_state("On", "On"));
+        assert!(!same_state("On", "Off"));
+        assert!(!same_state("x", "xy"));
+    }
 }
