@@ -21,6 +21,16 @@ fn pdftotext(pdf: &[u8], tag: &str) -> String {
         .unwrap_or_default()
 }
 
+/// `qpdf --check` passes (exit 0, or 3 for warnings only); `true` when qpdf is absent.
+fn qpdf_ok(pdf: &[u8], tag: &str) -> bool {
+    let path =
+        std::env::temp_dir().join(format!("pdfedit-form-{}-{tag}-q.pdf", std::process::id()));
+    std::fs::write(&path, pdf).expect("temp file");
+    let out = Command::new("qpdf").arg("--check").arg(&path).output();
+    let _ = std::fs::remove_file(&path);
+    out.map_or(true, |o| matches!(o.status.code(), Some(0 | 3)))
+}
+
 fn squash(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace()).collect()
 }
@@ -94,6 +104,7 @@ fn every_corpus_form_is_filled_read_back_and_flattened() {
         }
         // Values a field cannot take (MaxLen shorter than the test value) are refused by
         // name, never truncated silently.
+        let started = std::time::Instant::now();
         let r = fill(
             &pdf,
             pw,
@@ -105,6 +116,7 @@ fn every_corpus_form_is_filled_read_back_and_flattened() {
         for f in r.failed.iter().filter(|f| f.reason != "value_not_accepted") {
             report.push(format!("{}: {:?}", file.name, f));
         }
+        let fill_ms = started.elapsed().as_millis();
         let refused: Vec<&str> = r
             .failed
             .iter()
@@ -150,6 +162,16 @@ fn every_corpus_form_is_filled_read_back_and_flattened() {
             true,
         );
         let text = squash(&pdftotext(&flat.pdf, "flat"));
+        assert!(
+            qpdf_ok(&r.pdf, "filled"),
+            "{}: qpdf --check fails on the filled output",
+            file.name
+        );
+        assert!(
+            qpdf_ok(&flat.pdf, "flat"),
+            "{}: qpdf --check fails after flatten",
+            file.name
+        );
         let mut visible = 0;
         let mut texts = 0;
         let hidden: Vec<&str> = before
@@ -179,7 +201,7 @@ fn every_corpus_form_is_filled_read_back_and_flattened() {
             .fields
             .len();
         eprintln!(
-            "{}: {ok}/{} read back, {visible}/{texts} visible after flatten, {} refused, {left} fields left after flatten, warnings {:?}",
+            "{}: {ok}/{} read back, {visible}/{texts} visible after flatten, {} refused, {left} fields left after flatten, warnings {:?}, fill {fill_ms} ms",
             file.name,
             vals.len() - refused.len(),
             refused.len(),
