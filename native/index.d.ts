@@ -38,6 +38,23 @@ export interface DocInfo {
  */
 export declare function edit(pdf: Buffer, request: EditRequest): EditResult
 
+/**
+ * Where an insert goes: `{page, x, y}` (baseline start, top-left points) or
+ * `{after, newline?, page?}`.
+ */
+export interface EditAt {
+  /** 1-based page (required with x and y; limits the anchor search with `after`). */
+  page?: number
+  /** x from the left edge, points. */
+  x?: number
+  /** Baseline y from the top edge, points. */
+  y?: number
+  /** Anchor phrase. */
+  after?: string
+  /** A new line below the anchor's line. */
+  newline?: boolean
+}
+
 /** One applied, verified change. */
 export interface EditChange {
   /** The edit's index. */
@@ -64,6 +81,10 @@ export interface EditChange {
   before_png: Buffer
   /** PNG of the region after (≤ 200 KB). */
   after_png: Buffer
+  /** Form: the field's fully qualified name. */
+  field?: string
+  /** Form: the value as read back. */
+  value?: string | boolean | Array<string>
 }
 
 /** An edit found but not applied. */
@@ -76,6 +97,19 @@ export interface EditFailed {
   reason: string
   /** Explanation. */
   message: string
+  /** Form: the field the reason is about. */
+  field?: string
+}
+
+/**
+ * One form field's value: text (numbers arrive as text), a checkbox boolean, or a
+ * multi-select list's options.
+ */
+export interface EditFieldValue {
+  /** Fully qualified or unique partial field name. */
+  name: string
+  /** The value. */
+  value: string | boolean | Array<string>
 }
 
 /** Request-wide options. */
@@ -179,10 +213,10 @@ export interface EditScope {
 export interface EditSpec {
   /** Position in the request (reported back in results). */
   index: number
-  /** `'replace'`, `'delete'` or `'redact'`. */
+  /** `'replace'`, `'delete'`, `'redact'`, `'insert'` or `'form'`. */
   op: string
-  /** Text to find. */
-  find: string
+  /** Text to find (replace, delete). */
+  find?: string
   /** New text (replace). */
   replace?: string
   /** `'exact'` (default), `'icase'`, `'word'` or `'regex'`. */
@@ -193,6 +227,14 @@ export interface EditSpec {
   fit?: string
   /** Style overrides. */
   style?: EditStyle
+  /** Text to add (insert). */
+  text?: string
+  /** Insert position. */
+  at?: EditAt
+  /** Form values, in request order. */
+  fields?: Array<EditFieldValue>
+  /** Form: burn the values into the pages. */
+  flatten?: boolean
 }
 
 /** Style overrides (accepted; not applied yet, warning `style_not_applied`). */

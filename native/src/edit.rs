@@ -2,7 +2,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use napi::bindgen_prelude::{Buffer, Either};
+use napi::bindgen_prelude::{Buffer, Either, Either3};
 use napi_derive::napi;
 use pdfedit_engine::edit as engine;
 
@@ -76,15 +76,41 @@ pub struct EditStyle {
     pub color: Option<String>,
 }
 
+/// Where an insert goes: `{page, x, y}` (baseline start, top-left points) or
+/// `{after, newline?, page?}`.
+#[napi(object)]
+pub struct EditAt {
+    /// 1-based page (required with x and y; limits the anchor search with `after`).
+    pub page: Option<u32>,
+    /// x from the left edge, points.
+    pub x: Option<f64>,
+    /// Baseline y from the top edge, points.
+    pub y: Option<f64>,
+    /// Anchor phrase.
+    pub after: Option<String>,
+    /// A new line below the anchor's line.
+    pub newline: Option<bool>,
+}
+
+/// One form field's value: text (numbers arrive as text), a checkbox boolean, or a
+/// multi-select list's options.
+#[napi(object)]
+pub struct EditFieldValue {
+    /// Fully qualified or unique partial field name.
+    pub name: String,
+    /// The value.
+    pub value: Either3<String, bool, Vec<String>>,
+}
+
 /// One edit.
 #[napi(object)]
 pub struct EditSpec {
     /// Position in the request (reported back in results).
     pub index: u32,
-    /// `'replace'`, `'delete'` or `'redact'`.
+    /// `'replace'`, `'delete'`, `'redact'`, `'insert'` or `'form'`.
     pub op: String,
-    /// Text to find.
-    pub find: String,
+    /// Text to find (replace, delete).
+    pub find: Option<String>,
     /// New text (replace).
     pub replace: Option<String>,
     /// `'exact'` (default), `'icase'`, `'word'` or `'regex'`.
@@ -96,6 +122,14 @@ pub struct EditSpec {
     pub fit: Option<String>,
     /// Style overrides.
     pub style: Option<EditStyle>,
+    /// Text to add (insert).
+    pub text: Option<String>,
+    /// Insert position.
+    pub at: Option<EditAt>,
+    /// Form values, in request order.
+    pub fields: Option<Vec<EditFieldValue>>,
+    /// Form: burn the values into the pages.
+    pub flatten: Option<bool>,
 }
 
 /// Request-wide options.
@@ -158,6 +192,10 @@ pub struct EditChange {
     /// PNG of the region after (≤ 200 KB).
     #[napi(js_name = "after_png")]
     pub after_png: Buffer,
+    /// Form: the field's fully qualified name.
+    pub field: Option<String>,
+    /// Form: the value as read back.
+    pub value: Option<Either3<String, bool, Vec<String>>>,
 }
 
 /// An edit whose text was not found.
@@ -184,6 +222,8 @@ pub struct EditFailed {
     pub reason: String,
     /// Explanation.
     pub message: String,
+    /// Form: the field the reason is about.
+    pub field: Option<String>,
 }
 
 /// Where the time of an edit went, in milliseconds (each stage summed over edits and pages).
@@ -265,6 +305,8 @@ fn convert_edit(e: EditSpec) -> Result<engine::Edit> {
         "replace" => engine::EditOp::Replace,
         "delete" => engine::EditOp::Delete,
         "redact" => engine::EditOp::Redact,
+        "insert" => engine::EditOp::Insert,
+        "form" => engine::EditOp::Form,
         other => return Err(invalid(format!("edit {}: unknown op {other:?}", e.index))),
     };
     let match_mode = match e.match_mode.as_deref().unwrap_or("exact") {
@@ -323,16 +365,86 @@ fn convert_edit(e: EditSpec) -> Result<engine::Edit> {
             size: s.size,
             color: s.color,
         });
+    let form = match (op, e.fields) {
+        (engine::EditOp::Form, Some(fields)) => Some(engine::FormSpec {
+            fields: fields
+                .into_iter()
+                .map(|f| (f.name, field_input(f.value)))
+                .collect(),
+            flatten: e.flatten.unwrap_or(false),
+        }),
+        (engine::EditOp::Form, None) => {
+            return Err(invalid(format!("edit {}: form needs fields", e.index)))
+        }
+        _ => None,
+    };
+    let insert = match op {
+        engine::EditOp::Insert => Some(convert_insert(e.index, e.text, e.at)?),
+        _ => None,
+    };
     Ok(engine::Edit {
         index: e.index,
         op,
-        find: e.find,
+        find: e.find.unwrap_or_default(),
         replace: e.replace.unwrap_or_default(),
         match_mode,
         scope,
         fit,
         style,
+        insert,
+        form,
     })
+}
+
+fn field_input(v: Either3<String, bool, Vec<String>>) -> engine::FieldInput {
+    match v {
+        Either3::A(t) => engine::FieldInput::Text(t),
+        Either3::B(b) => engine::FieldInput::Bool(b),
+        Either3::C(list) => engine::FieldInput::Many(list),
+    }
+}
+
+fn field_output(v: engine::FieldInput) -> Either3<String, bool, Vec<String>> {
+    match v {
+        engine::FieldInput::Text(t) => Either3::A(t),
+        engine::FieldInput::Bool(b) => Either3::B(b),
+        engine::FieldInput::Many(list) => Either3::C(list),
+    }
+}
+
+fn convert_insert(
+    index: u32,
+    text: Option<String>,
+    at: Option<EditAt>,
+) -> Result<engine::InsertSpec> {
+    let text = text
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| invalid(format!("edit {index}: insert needs a text")))?;
+    let at = at.ok_or_else(|| invalid(format!("edit {index}: insert needs at")))?;
+    let at = match at {
+        EditAt {
+            after: Some(phrase),
+            newline,
+            page,
+            ..
+        } => engine::At::After {
+            phrase,
+            newline: newline.unwrap_or(false),
+            page,
+        },
+        EditAt {
+            page: Some(page),
+            x: Some(x),
+            y: Some(y),
+            ..
+        } if x.is_finite() && y.is_finite() => engine::At::Point { page, x, y },
+        _ => {
+            return Err(invalid(format!(
+                "edit {index}: at is {{page, x, y}} or {{after}}"
+            )))
+        }
+    };
+    Ok(engine::InsertSpec { text, at })
 }
 
 fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
@@ -378,6 +490,8 @@ fn convert_result(r: engine::EditResult) -> EditResult {
                 bbox: c.bbox.to_vec(),
                 before_png: Buffer::from(c.before_png),
                 after_png: Buffer::from(c.after_png),
+                field: c.field,
+                value: c.value.map(field_output),
             })
             .collect(),
         unmatched: r
@@ -397,6 +511,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
                 op: f.op.as_str().into(),
                 reason: f.reason.into(),
                 message: f.message,
+                field: f.field,
             })
             .collect(),
         warnings: r.warnings,

@@ -13,7 +13,7 @@ const MEMBERS: Record<string, readonly string[]> = {
 };
 
 /** Ops the engine carries out today; the others arrive with their own issues. */
-const AVAILABLE = new Set(['replace', 'delete', 'redact']);
+const AVAILABLE = new Set(['replace', 'delete', 'redact', 'insert', 'form']);
 
 function bad(index: number, message: string): ApiError {
   return new ApiError('invalid_request', `edits[${index}]: ${message}`);
@@ -31,8 +31,13 @@ export function toEngineEdits(edits: Edit[], pageCount: number): EngineEdit[] {
       if (!allowed.includes(member)) throw bad(index, `"${member}" does not apply to op "${op}".`);
     }
     if (!AVAILABLE.has(op)) {
-      throw bad(index, `op "${op}" is not available on this deployment yet; replace, delete and redact are.`);
+      throw bad(
+        index,
+        `op "${op}" is not available on this deployment yet; ${[...AVAILABLE].join(', ')} are.`,
+      );
     }
+    if (op === 'form') return toFormEdit(edit, index);
+    if (op === 'insert') return toInsertEdit(edit, index, pageCount);
     if (edit.find === undefined) throw bad(index, `op "${op}" needs "find".`);
     if (op === 'replace' && edit.replace === undefined) throw bad(index, 'op "replace" needs "replace".');
     if (edit.match === 'regex') {
@@ -66,6 +71,42 @@ export function toEngineEdits(edits: Edit[], pageCount: number): EngineEdit[] {
       ...(edit.style ? { style: edit.style } : {}),
     };
   });
+}
+
+/**
+ * An insert: `text` at `{page, x, y}` (baseline start, top-left points) or `{after}` (inline
+ * after the anchor's first occurrence, or on a new line below it with `newline`).
+ */
+function toInsertEdit(edit: Edit, index: number, pageCount: number): EngineEdit {
+  if (edit.text === undefined) throw bad(index, 'op "insert" needs "text".');
+  if (edit.at === undefined) throw bad(index, 'op "insert" needs "at".');
+  const page = edit.at.page;
+  if (page !== undefined && page > pageCount) throw bad(index, `at.page ${page} does not exist.`);
+  return {
+    index,
+    op: 'insert',
+    text: edit.text,
+    at: { ...edit.at },
+    ...(edit.style ? { style: edit.style } : {}),
+  };
+}
+
+/**
+ * A form edit: `fields` maps names to values; numbers are written as their text, booleans
+ * set checkboxes, arrays select several options of a multi-select list.
+ */
+function toFormEdit(edit: Edit, index: number): EngineEdit {
+  const fields = Object.entries(edit.fields ?? {});
+  if (fields.length === 0) throw bad(index, 'op "form" needs "fields" with at least one field.');
+  return {
+    index,
+    op: 'form',
+    fields: fields.map(([name, value]) => ({
+      name,
+      value: typeof value === 'number' ? String(value) : value,
+    })),
+    ...(edit.flatten !== undefined ? { flatten: edit.flatten } : {}),
+  };
 }
 
 /** Options the deployment cannot honour yet are refused, not silently dropped. (async and

@@ -33,13 +33,19 @@ export interface RenderTask {
 /** One edit as the engine takes it (API shape plus its index in the request). */
 export interface EngineEdit {
   index: number;
-  op: 'replace' | 'delete' | 'redact';
-  find: string;
+  op: 'replace' | 'delete' | 'redact' | 'insert' | 'form';
+  find?: string;
   replace?: string;
   match?: string;
   scope?: Record<string, unknown>;
   fit?: string;
   style?: { font?: string; size?: number; color?: string };
+  /** insert: the text and where it goes. */
+  text?: string;
+  at?: { page?: number; x?: number; y?: number; after?: string; newline?: boolean };
+  /** form: values in request order (numbers already turned into text). */
+  fields?: { name: string; value: string | boolean | string[] }[];
+  flatten?: boolean;
 }
 
 export interface EditTask {
@@ -68,13 +74,15 @@ export interface EngineChange {
   box: number[];
   before_png: Uint8Array;
   after_png: Uint8Array;
+  field?: string | null;
+  value?: string | boolean | string[] | null;
 }
 
 export interface EngineEditResult {
   pdf: Uint8Array;
   changes: EngineChange[];
   unmatched: { edit_index: number; op: string; find: string }[];
-  failed: { edit_index: number; op: string; reason: string; message: string }[];
+  failed: { edit_index: number; op: string; reason: string; message: string; field?: string | null }[];
   warnings: string[];
   pages_touched: number[];
   /** Where the engine's time went, in milliseconds. */

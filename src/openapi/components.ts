@@ -48,8 +48,19 @@ const Change = Type.Object(
     box: Type.Optional(Box),
     before_preview_url: Type.Optional(Type.String()),
     after_preview_url: Type.Optional(Type.String()),
+    text: Type.Optional(Type.String({ description: 'insert: the text added.' })),
+    field: Type.Optional(Type.String({ description: 'form: the fully qualified field name.' })),
+    value: Type.Optional(
+      Type.Union([Type.String(), Type.Boolean(), Type.Array(Type.String()), Type.Null()], {
+        description:
+          'form: the value as read back from the output (checkbox: boolean; radio: the export value; multi-select list: array).',
+      }),
+    ),
   },
-  { description: 'One applied edit.' },
+  {
+    description:
+      'One applied edit (form: one entry per field that landed; font_source "none" for checkboxes and radios).',
+  },
 );
 
 const Place = Type.Object({

@@ -230,6 +230,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
                   op: f.op,
                   reason: f.reason,
                   message: f.message,
+                  ...(f.field ? { field: f.field } : {}),
                 })),
                 unmatched: result.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find })),
               },

@@ -66,7 +66,16 @@ export const Edit = Type.Object(
     text: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000 })),
     at: Type.Optional(At),
     fields: Type.Optional(
-      Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+      Type.Record(
+        Type.String({ minLength: 1, maxLength: 1000 }),
+        Type.Union([
+          Type.String({ maxLength: 10_000 }),
+          Type.Number(),
+          Type.Boolean(),
+          Type.Array(Type.String({ maxLength: 10_000 }), { maxItems: 1000 }),
+        ]),
+        { minProperties: 1, maxProperties: 10_000 },
+      ),
     ),
     flatten: Type.Optional(Type.Boolean()),
     style: Type.Optional(Style),

@@ -70,6 +70,8 @@ pub struct FormField {
     pub page: u32,
     /// Box of the first widget, in API coordinates.
     pub bbox: Rect,
+    /// Every widget is hidden (annotation flag 2): the value is not shown or printed.
+    pub hidden: bool,
 }
 
 impl Document<'_> {
@@ -95,7 +97,9 @@ impl Document<'_> {
                     .map_err(|e| Error::pdfium("reading a widget box", e))
                     .unwrap_or_default();
                 let (kind, value, options) = describe(field);
+                let hidden = annotation.is_hidden();
                 if let Some(&i) = by_name.get(&name) {
+                    fields[i].hidden &= hidden;
                     merge_widget(&mut fields[i], kind, value);
                     continue;
                 }
@@ -107,6 +111,7 @@ impl Document<'_> {
                     options,
                     page: page_index + 1,
                     bbox,
+                    hidden,
                 });
             }
         }
@@ -146,20 +151,31 @@ fn describe(field: &PdfFormField) -> (FieldKind, FieldValue, Option<Vec<String>>
             FieldValue::Text(t.value().unwrap_or_default()),
             None,
         ),
-        PdfFormField::Checkbox(c) => (
-            FieldKind::Checkbox,
-            FieldValue::Bool(c.is_checked().unwrap_or(false)),
-            None,
-        ),
+        PdfFormField::Checkbox(c) => {
+            // pdfium-render counts only an "on" state named `Yes` as checked; forms name it
+            // freely (`1`, `On`, an export value), so any state but Off is checked, as in
+            // PDFium's own CPDF_FormControl::IsChecked.
+            let checked = match c.appearance_stream() {
+                Some(s) => !matches!(s.trim_start_matches('/'), "Off" | ""),
+                None => c.is_checked().unwrap_or(false),
+            };
+            (FieldKind::Checkbox, FieldValue::Bool(checked), None)
+        }
         PdfFormField::RadioButton(r) => {
             // The export value of a radio widget is the name of its "on" appearance state,
             // which is what /AS holds while it is selected.
-            let value = match r.is_checked() {
-                Ok(true) => r
-                    .appearance_stream()
-                    .or_else(|| r.group_value())
-                    .map_or(FieldValue::Null, FieldValue::Text),
-                _ => FieldValue::Null,
+            // The widget's /AS names its state: any state but Off is the selected option
+            // (FPDFAnnot_IsChecked misses groups whose states are indices into /Opt).
+            let state = r
+                .appearance_stream()
+                .map(|s| s.trim_start_matches('/').to_string())
+                .filter(|s| !s.is_empty() && s != "Off");
+            let value = match state {
+                Some(s) => FieldValue::Text(s),
+                None if r.is_checked().unwrap_or(false) => {
+                    r.group_value().map_or(FieldValue::Null, FieldValue::Text)
+                }
+                None => FieldValue::Null,
             };
             (FieldKind::Radio, value, None)
         }

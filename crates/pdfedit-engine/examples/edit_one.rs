@@ -28,6 +28,7 @@ fn main() {
             },
             fit,
             style: Style::default(),
+            ..Edit::default()
         }],
         ..EditRequest::default()
     };

@@ -9,6 +9,8 @@
 
 pub mod edit;
 mod error;
+mod form;
+mod insert;
 mod joins;
 mod layout;
 mod order;
@@ -169,10 +171,15 @@ pub fn read_text(
         });
     }
     let fields = if forms && info.has_acro_form {
-        doc.form_fields()?
+        let mut fields: Vec<FormField> = doc
+            .form_fields()?
             .into_iter()
             .filter(|f| wanted.contains(&f.page))
-            .collect()
+            .collect();
+        if fields.iter().any(|f| f.kind == FieldKind::Radio) {
+            name_radio_options(bytes, password, &mut fields);
+        }
+        fields
     } else {
         Vec::new()
     };
@@ -180,6 +187,28 @@ pub fn read_text(
         pages: out_pages,
         fields,
     })
+}
+
+/// Radio groups get their export values as `options`, and their value as the export value
+/// (PDFium reports the appearance state name, which is only an index when /Opt is used).
+fn name_radio_options(bytes: &[u8], password: Option<&str>, fields: &mut [FormField]) {
+    let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
+    let Ok(doc) = lopdf::Document::load_mem_with_options(bytes, options) else {
+        return;
+    };
+    let radios = form::radio_options(&doc);
+    for f in fields.iter_mut().filter(|f| f.kind == FieldKind::Radio) {
+        let Some(opts) = radios.get(&f.name) else {
+            continue;
+        };
+        if let FieldValue::Text(state) = &f.value {
+            let same = |s: &String| form::readback::same_state(state, s);
+            if let Some((_, export)) = opts.iter().find(|(s, _)| same(s)) {
+                f.value = FieldValue::Text(export.clone());
+            }
+        }
+        f.options = Some(opts.iter().map(|(_, e)| e.clone()).collect());
+    }
 }
 
 const TEXT_LAYER: &str = "text-layer";

@@ -36,6 +36,7 @@ fn request(op: EditOp, find: &str, replace: &str, mode: MatchMode, fit: Fit) -> 
             },
             fit,
             style: Default::default(),
+            ..Edit::default()
         }],
         ..EditRequest::default()
     }

@@ -93,6 +93,7 @@ fn one(find: &str, replace: &str, fit: Fit) -> EditRequest {
             },
             fit,
             style: Default::default(),
+            ..Edit::default()
         }],
         ..EditRequest::default()
     }

@@ -36,7 +36,7 @@ pub(crate) struct Chosen {
     pub warning: Option<&'static str>,
 }
 
-fn registry() -> &'static Registry {
+pub(crate) fn registry() -> &'static Registry {
     static REG: OnceLock<Registry> = OnceLock::new();
     REG.get_or_init(Registry::discover)
 }

@@ -126,7 +126,7 @@ pub(crate) fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize
 pub(crate) fn page_matches(page: &PageModel, m: &Matcher, edit: &Edit) -> Vec<Match> {
     let replace = match edit.op {
         EditOp::Replace => edit.replace.as_str(),
-        EditOp::Delete | EditOp::Redact => "",
+        _ => "",
     };
     let mut out = Vec::new();
     for (li, line) in page.lines.iter().enumerate() {

@@ -12,9 +12,11 @@
 
 pub(crate) mod actual;
 mod choose;
+pub(crate) mod exports;
 pub(crate) mod find;
 pub(crate) mod fit;
 pub(crate) mod fonts;
+mod form_insert;
 mod mark;
 mod replace;
 pub(crate) mod rewrite;
@@ -29,6 +31,7 @@ use std::time::Instant;
 use lopdf::{Document, ObjectId};
 use pdf_render::raster::Raster;
 
+pub(crate) use exports::*;
 pub use types::*;
 pub use verify::bare_render;
 
@@ -79,10 +82,20 @@ fn edit_inner(
         .edits
         .iter()
         .map(|e| {
+            match (e.op, &e.form) {
+                (EditOp::Form, Some(_)) => return Ok(None),
+                (EditOp::Form, None) => {
+                    return Err(format!("edit {}: form needs fields", e.index));
+                }
+                (EditOp::Insert, _) => return Ok(None),
+                _ => {}
+            }
             if e.op == EditOp::Replace && e.replace.is_empty() {
                 return Err(format!("edit {}: replace needs a replace text", e.index));
             }
-            compile(e).map_err(|m| format!("edit {}: {m}", e.index))
+            compile(e)
+                .map(Some)
+                .map_err(|m| format!("edit {}: {m}", e.index))
         })
         .collect::<Result<Vec<_>, String>>()
         .map_err(|m| EditError::Engine(Error::InvalidRequest(m)))?;
@@ -134,6 +147,14 @@ fn edit_inner(
     };
     let baseline = run.current.clone();
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
+        let Some(matcher) = matcher else {
+            if let Some(spec) = &edit.form {
+                run.timed_edit(|run| run.form(edit, spec, request.options.font_policy))?;
+            } else if edit.op == EditOp::Insert {
+                run.timed_edit(|run| run.insert(edit, request.options.font_policy))?;
+            }
+            continue;
+        };
         let matches = run.timed_edit(|run| run.find(edit, matcher, span_boxes.as_deref()))?;
         if edit.op == EditOp::Redact {
             run.timed_edit(|run| crate::redact::apply(run, edit, matcher, matches))?;
@@ -203,6 +224,7 @@ fn refuse_all(bytes: &[u8], request: &EditRequest, reason: &'static str) -> Edit
             op: e.op,
             reason,
             message: "this document's encryption cannot be written back yet".into(),
+            field: None,
         })
         .collect();
     EditResult {
@@ -348,6 +370,7 @@ impl Run {
             op: edit.op,
             reason,
             message,
+            field: None,
         });
     }
 
@@ -420,6 +443,8 @@ impl Run {
                     bbox: *area,
                     before_png,
                     after_png,
+                    field: None,
+                    value: None,
                 });
             }
             after_renders.push((*page, before, after));

@@ -1,15 +1,20 @@
 //! The edit request and result, in the API's shape (see API-DECISIONS.md).
 
 /// What an edit does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EditOp {
     /// Replace the found text.
+    #[default]
     Replace,
     /// Remove the found text and tidy the spacing around it.
     Delete,
     /// Remove the found text for real (glyphs, image pixels, document strings) and cover
     /// its place with a filled box.
     Redact,
+    /// Add text at a point or after an anchor phrase.
+    Insert,
+    /// Fill AcroForm fields.
+    Form,
 }
 
 impl EditOp {
@@ -19,6 +24,8 @@ impl EditOp {
             EditOp::Replace => "replace",
             EditOp::Delete => "delete",
             EditOp::Redact => "redact",
+            EditOp::Insert => "insert",
+            EditOp::Form => "form",
         }
     }
 }
@@ -97,8 +104,60 @@ pub struct Style {
     pub color: Option<String>,
 }
 
-/// One edit.
+/// A value for one form field.
 #[derive(Debug, Clone, PartialEq)]
+pub enum FieldInput {
+    /// Text, combo, radio (export value), list (one option), or a checkbox's export value.
+    Text(String),
+    /// A checkbox: checked or not.
+    Bool(bool),
+    /// A multi-select list's options.
+    Many(Vec<String>),
+}
+
+/// What a `form` edit does.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FormSpec {
+    /// Field name (fully qualified, or a unique partial name) to value, in request order.
+    pub fields: Vec<(String, FieldInput)>,
+    /// Burn the appearances into the pages and remove the fields.
+    pub flatten: bool,
+}
+
+/// Where an `insert` edit puts its text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum At {
+    /// The baseline start point, top-left points of a 1-based page.
+    Point {
+        /// 1-based page.
+        page: u32,
+        /// x from the left edge.
+        x: f64,
+        /// y of the baseline from the top edge.
+        y: f64,
+    },
+    /// Right after an anchor phrase (same line), or on a new line below it.
+    After {
+        /// The anchor phrase.
+        phrase: String,
+        /// A new line below the anchor's line, same left edge and leading.
+        newline: bool,
+        /// Only look for the anchor on this page.
+        page: Option<u32>,
+    },
+}
+
+/// What an `insert` edit adds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InsertSpec {
+    /// The text to add.
+    pub text: String,
+    /// Where.
+    pub at: At,
+}
+
+/// One edit.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Edit {
     /// Position in the request.
     pub index: u32,
@@ -116,6 +175,10 @@ pub struct Edit {
     pub fit: Fit,
     /// Style overrides.
     pub style: Style,
+    /// The text and place of an `insert`.
+    pub insert: Option<InsertSpec>,
+    /// The fields of a `form` edit.
+    pub form: Option<FormSpec>,
 }
 
 /// Font fallback policy (SPEC rule 5).
@@ -179,6 +242,10 @@ pub struct Change {
     pub before_png: Vec<u8>,
     /// PNG of the region after.
     pub after_png: Vec<u8>,
+    /// Form: the field's fully qualified name.
+    pub field: Option<String>,
+    /// Form: the value written (as read back).
+    pub value: Option<FieldInput>,
 }
 
 /// An edit that was found but not applied.
@@ -192,6 +259,8 @@ pub struct Failed {
     pub reason: &'static str,
     /// Human explanation.
     pub message: String,
+    /// Form: the field the reason is about, as the request named it.
+    pub field: Option<String>,
 }
 
 /// An edit whose text was not found.

@@ -219,6 +219,8 @@ fn verify_and_commit(
                 bbox: area,
                 before_png,
                 after_png,
+                field: None,
+                value: None,
             });
         }
         for img in &plan.images {
@@ -326,13 +328,14 @@ fn join(pages: &[u32]) -> String {
 pub(crate) fn finish(
     run: &mut Run,
     request: &EditRequest,
-    matchers: &[Matcher],
+    matchers: &[Option<Matcher>],
 ) -> Result<(), Error> {
     let redacts: Vec<(&Edit, &Matcher)> = request
         .edits
         .iter()
         .zip(matchers)
         .filter(|(e, _)| e.op == EditOp::Redact)
+        .filter_map(|(e, m)| m.as_ref().map(|m| (e, m)))
         .collect();
     for (edit, matcher) in &redacts {
         let find = |t: &str| -> Vec<(usize, usize)> {

@@ -1,0 +1,408 @@
+//! Filling AcroForms (SPEC rule 10): each named field gets its value written to /V and an
+//! appearance stream we generate ourselves (viewers that ignore NeedAppearances still show
+//! it), every value is read back from the output with PDFium, and `flatten` burns the
+//! appearances into the pages.
+//!
+//! A value that did not land is listed in `failed[]` with a reason (`field_not_found`,
+//! `field_ambiguous`, `value_not_accepted`, `missing_glyphs`, `no_metric_font`,
+//! `readback_mismatch`); the other fields of the same edit still apply.
+
+mod appearance;
+mod flatten;
+mod font;
+pub(crate) mod readback;
+mod tree;
+mod value;
+
+use std::collections::{BTreeMap, HashMap};
+
+use lopdf::{Document, ObjectId};
+use pdf_render::raster::Raster;
+
+use crate::edit::{
+    page_geom_box, render_page, save_document, verify_pages, Change, Edit, EditResult, Failed,
+    FieldInput, FontPolicy, FormSpec,
+};
+use crate::Error;
+use appearance::{parse_da, write_check_appearance, write_text_appearance, Layout, TextStyle};
+use font::FormFonts;
+use tree::{ff, Field, Kind};
+use value::Planned;
+
+/// The engine state a form edit works on (owned by the edit run).
+pub(crate) struct FormRun<'a> {
+    /// The document being edited (decrypted).
+    pub doc: &'a mut Document,
+    /// Its current saved bytes (what the previous edits produced).
+    pub current: &'a mut Vec<u8>,
+    /// Renders of the current bytes, by 1-based page.
+    pub renders: &'a mut HashMap<u32, Raster>,
+    /// Where changes, failures and warnings go.
+    pub result: &'a mut EditResult,
+    /// Font fallback policy.
+    pub policy: FontPolicy,
+}
+
+/// A field written by this edit.
+struct Written {
+    field: Field,
+    planned: Planned,
+    font_source: &'static str,
+    font_used: String,
+    /// Lost on read-back or not visible after flattening.
+    lost: bool,
+}
+
+/// Applies one `form` edit. The document is left unchanged when no field could be written.
+pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<(), Error> {
+    let snapshot = run.doc.clone();
+    let fields = tree::fields(run.doc);
+    let mut fonts = FormFonts::default();
+    let mut written: Vec<Written> = Vec::new();
+    let mut failed: Vec<Failed> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    let fail = |failed: &mut Vec<Failed>, name: &str, reason: &'static str, message: String| {
+        failed.push(Failed {
+            edit_index: edit.index,
+            op: edit.op,
+            reason,
+            message: format!("{name}: {message}"),
+            field: Some(name.to_string()),
+        });
+    };
+    for (name, input) in &spec.fields {
+        let field = match resolve(&fields, name) {
+            Ok(f) => f.clone(),
+            Err((reason, m)) => {
+                fail(&mut failed, name, reason, m);
+                continue;
+            }
+        };
+        match fill(run.doc, &mut fonts, &field, input, run.policy) {
+            Ok((planned, source, used, warning)) => {
+                warnings.extend(warning.map(String::from));
+                written.retain(|w| w.field.id != field.id);
+                written.push(Written {
+                    field,
+                    planned,
+                    font_source: source,
+                    font_used: used,
+                    lost: false,
+                });
+            }
+            Err((reason, m)) => fail(&mut failed, name, reason, m),
+        }
+    }
+    if written.is_empty() {
+        *run.doc = snapshot;
+        run.result.failed.extend(failed);
+        return Ok(());
+    }
+    if drop_xfa(run.doc) {
+        warnings.push("xfa_removed".into());
+    }
+    let filled = save_document(run.doc)?;
+    let got = readback::read(&filled)?;
+    for w in &mut written {
+        if let Err(m) = readback::check(&w.field, &w.planned, got.get(&w.field.name)) {
+            w.lost = true;
+            fail(&mut failed, &w.field.name, "readback_mismatch", m);
+        }
+    }
+    let all_fields = tree::fields(run.doc);
+    if spec.flatten {
+        // Values set earlier without an appearance get one, so flattening shows them; with
+        // NeedAppearances the producer's appearances are stale (often empty: LibreOffice)
+        // and are all drawn again. A field that still has none stays live (flatten_skipped).
+        let stale = tree::acroform(run.doc)
+            .and_then(|af| af.get(b"NeedAppearances").ok())
+            .and_then(|n| n.as_bool().ok())
+            .unwrap_or(false);
+        for f in &all_fields {
+            let ours = written.iter().any(|w| w.field.id == f.id);
+            let drawn = !stale
+                && f.widgets
+                    .iter()
+                    .all(|w| tree::normal_appearance(run.doc, *w).is_some());
+            if ours || drawn || !matches!(f.kind, Kind::Text | Kind::Combo | Kind::List) {
+                continue;
+            }
+            if let Some(v) = tree::current_value(run.doc, f) {
+                if let Ok((.., Some(w))) = fill(run.doc, &mut fonts, f, &v, run.policy) {
+                    warnings.push(w.into());
+                }
+            }
+        }
+    }
+    let output = if spec.flatten {
+        let skipped = flatten::flatten(run.doc, &all_fields).map_err(Error::Engine)?;
+        if !skipped.is_empty() {
+            warnings.push("flatten_skipped".into());
+        }
+        let flat = save_document(run.doc)?;
+        let text = readback::all_text(&flat)?;
+        for w in written.iter_mut().filter(|w| !w.lost) {
+            if skipped.contains(&w.field.name) {
+                continue;
+            }
+            if let Err(m) = readback::visible(&text, &w.field, &w.planned) {
+                w.lost = true;
+                fail(&mut failed, &w.field.name, "readback_mismatch", m);
+            }
+        }
+        flat
+    } else {
+        filled
+    };
+    // The pages and areas that may change: the written widgets, or every widget when the
+    // whole form is flattened.
+    let pages = tree::widget_pages(&snapshot);
+    let shown: Vec<&Field> = if spec.flatten {
+        all_fields.iter().collect()
+    } else {
+        written.iter().map(|w| &w.field).collect()
+    };
+    let mut areas: BTreeMap<u32, Vec<[f64; 4]>> = BTreeMap::new();
+    let mut boxes: HashMap<ObjectId, (u32, [f64; 4])> = HashMap::new();
+    for f in &shown {
+        for w in &f.widgets {
+            if let Some(&(page, page_id)) = pages.get(w) {
+                if let Some(b) = page_geom_box(&snapshot, page_id, *w) {
+                    areas.entry(page).or_default().push(b);
+                    boxes.insert(*w, (page, b));
+                }
+            }
+        }
+    }
+    let mut renders = BTreeMap::new();
+    for (&page, page_areas) in &areas {
+        let before = match run.renders.remove(&page) {
+            Some(r) => r,
+            None => render_page(run.current, page)?,
+        };
+        let after = render_page(&output, page)?;
+        let collateral = verify_pages(&before, &after, page_areas)?;
+        renders.insert(page, (before, after, collateral));
+    }
+    for w in written.iter().filter(|w| !w.lost) {
+        let first = w.field.widgets.iter().find_map(|id| boxes.get(id));
+        let (page, bbox) = first.copied().unwrap_or((0, [0.0; 4]));
+        let (collateral, previews) = match renders.get(&page) {
+            Some((b, a, c)) => (*c, crate::edit::preview_pair(b, a, bbox)),
+            None => (0, (Vec::new(), Vec::new())),
+        };
+        run.result.changes.push(Change {
+            edit_index: edit.index,
+            page,
+            op: edit.op,
+            find: String::new(),
+            replace: String::new(),
+            font_source: w.font_source,
+            font_used: w.font_used.clone(),
+            verified: collateral == 0,
+            collateral_pixels: collateral,
+            bbox,
+            before_png: previews.0,
+            after_png: previews.1,
+            field: Some(w.field.name.clone()),
+            value: Some(reported(&snapshot, &w.field, &w.planned)),
+        });
+    }
+    for (page, (_, after, _)) in renders {
+        run.renders.insert(page, after);
+        if !run.result.pages_touched.contains(&page) {
+            run.result.pages_touched.push(page);
+        }
+    }
+    run.result.pages_touched.sort_unstable();
+    *run.current = output;
+    run.result.failed.extend(failed);
+    for w in warnings {
+        if !run.result.warnings.contains(&w) {
+            run.result.warnings.push(w);
+        }
+    }
+    Ok(())
+}
+
+/// The field a request name means: the fully qualified name, else a unique partial name.
+fn resolve<'a>(fields: &'a [Field], name: &str) -> Result<&'a Field, (&'static str, String)> {
+    if let Some(f) = fields.iter().find(|f| f.name == name) {
+        return Ok(f);
+    }
+    let partial: Vec<&Field> = fields.iter().filter(|f| f.partial == name).collect();
+    match partial.as_slice() {
+        [one] => Ok(one),
+        [] => Err((
+            "field_not_found",
+            "no field of the form has this name".into(),
+        )),
+        many => Err((
+            "field_ambiguous",
+            format!(
+                "several fields end in this name; use the full name: {}",
+                many.iter()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+type Filled = (Planned, &'static str, String, Option<&'static str>);
+
+/// Writes `input` into `field`: value and appearances.
+fn fill(
+    doc: &mut Document,
+    fonts: &mut FormFonts,
+    field: &Field,
+    input: &FieldInput,
+    policy: FontPolicy,
+) -> Result<Filled, (&'static str, String)> {
+    if field.kind == Kind::Checkbox
+        && field
+            .widgets
+            .iter()
+            .all(|w| tree::normal_appearance(doc, *w).is_none())
+    {
+        for w in &field.widgets {
+            write_check_appearance(doc, *w).map_err(|m| ("unsupported_layout", m))?;
+        }
+    }
+    let planned = value::plan(doc, field, input)?;
+    let da = parse_da(field.da.as_deref());
+    let (shown, layout) = match &planned {
+        Planned::State(_) => {
+            value::write(doc, field, &planned).map_err(|m| ("engine_error", m))?;
+            return Ok((planned, "none", String::new(), None));
+        }
+        Planned::Text(t) => {
+            let multiline = field.flags & ff::MULTILINE != 0;
+            let shown = if field.flags & ff::PASSWORD != 0 {
+                "*".repeat(t.chars().count())
+            } else {
+                t.clone()
+            };
+            let layout = match field.max_len {
+                Some(n) if field.flags & ff::COMB != 0 && !multiline && n > 0 => Layout::Comb(n),
+                _ if multiline => Layout::Multiline,
+                _ => Layout::Line,
+            };
+            (shown, layout)
+        }
+        Planned::Choice { shown, indices, .. } if field.kind == Kind::List => {
+            let options: Vec<String> = field.options.iter().map(|(_, d)| d.clone()).collect();
+            let top = doc
+                .get_dictionary(field.id)
+                .ok()
+                .and_then(|d| d.get(b"TI").ok())
+                .and_then(|t| t.as_i64().ok())
+                .and_then(|t| usize::try_from(t).ok())
+                .unwrap_or(0);
+            let top = if indices.first().is_some_and(|&i| i < top) {
+                indices[0]
+            } else {
+                top
+            };
+            let all = if options.is_empty() {
+                shown.join("\n")
+            } else {
+                options.join("\n")
+            };
+            (
+                all,
+                Layout::List {
+                    options,
+                    selected: indices.clone(),
+                    top,
+                },
+            )
+        }
+        Planned::Choice { shown, .. } => (shown.first().cloned().unwrap_or_default(), Layout::Line),
+    };
+    let glyphs: String = shown.chars().filter(|c| !c.is_control()).collect();
+    let picked = fonts.pick(doc, da.font.as_deref(), &glyphs, policy)?;
+    value::write(doc, field, &planned).map_err(|m| ("engine_error", m))?;
+    let style = TextStyle {
+        picked: &picked,
+        da: &da,
+        quadding: field.quadding,
+    };
+    for w in &field.widgets {
+        write_text_appearance(doc, fonts, *w, &style, &shown, &layout)
+            .map_err(|m| ("unsupported_layout", m))?;
+    }
+    Ok((planned, picked.source, picked.name.clone(), picked.warning))
+}
+
+/// An XFA form would be shown instead of the AcroForm by XFA viewers, with the old values:
+/// once the AcroForm is filled, the XFA packet is removed.
+fn drop_xfa(doc: &mut Document) -> bool {
+    let af = doc
+        .catalog()
+        .ok()
+        .and_then(|c| c.get(b"AcroForm").ok())
+        .cloned();
+    let dict = match af {
+        Some(lopdf::Object::Reference(id)) => doc.get_dictionary_mut(id).ok(),
+        Some(_) => doc
+            .catalog_mut()
+            .ok()
+            .and_then(|c| c.get_mut(b"AcroForm").ok())
+            .and_then(|a| a.as_dict_mut().ok()),
+        None => None,
+    };
+    dict.is_some_and(|d| d.remove(b"XFA").is_some())
+}
+
+/// The value as the API reports it.
+fn reported(doc: &Document, field: &Field, planned: &Planned) -> FieldInput {
+    match planned {
+        Planned::Text(t) => FieldInput::Text(t.clone()),
+        Planned::State(s) if field.kind == Kind::Checkbox => FieldInput::Bool(s != b"Off"),
+        Planned::State(s) if s == b"Off" => FieldInput::Text("Off".into()),
+        Planned::State(s) => {
+            let state = String::from_utf8_lossy(s).into_owned();
+            let i = field
+                .widgets
+                .iter()
+                .position(|w| tree::on_states(doc, *w).iter().any(|x| x == s));
+            let export = i.and_then(|i| field.options.get(i)).map(|(e, _)| e.clone());
+            FieldInput::Text(export.unwrap_or(state))
+        }
+        Planned::Choice { exports, .. } if field.flags & ff::MULTI_SELECT != 0 => {
+            FieldInput::Many(exports.clone())
+        }
+        Planned::Choice { exports, .. } => {
+            FieldInput::Text(exports.first().cloned().unwrap_or_default())
+        }
+    }
+}
+
+/// Radio groups of the document by fully qualified name: each option as (appearance state
+/// name, export value). The export value is the /Opt entry when the group has one (state
+/// names are then only indices), else the state name itself.
+pub(crate) fn radio_options(doc: &Document) -> HashMap<String, Vec<(String, String)>> {
+    let mut out = HashMap::new();
+    for f in tree::fields(doc)
+        .into_iter()
+        .filter(|f| f.kind == Kind::Radio)
+    {
+        let mut options: Vec<(String, String)> = Vec::new();
+        for (i, w) in f.widgets.iter().enumerate() {
+            for state in tree::on_states(doc, *w) {
+                let state = String::from_utf8_lossy(&state).into_owned();
+                let export = f
+                    .options
+                    .get(i)
+                    .map_or_else(|| state.clone(), |(e, _)| e.clone());
+                if !options.iter().any(|(s, _)| *s == state) {
+                    options.push((state, export));
+                }
+            }
+        }
+        out.insert(f.name, options);
+    }
+    out
+}

@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startApp, type TestApp } from '../helpers/app.js';
+import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
+import { HAVE_CORPUS } from '../helpers/env.js';
+import { type FileServer, serveFiles } from '../helpers/serve.js';
+
+/** LibreOffice form: text fields, a radio group, a combo box and checkboxes, NeedAppearances. */
+const LIBRE = 'form-libreoffice-writer-needappearances.pdf';
+/** Acrobat form with every widget kind and emoji field names. */
+const FANCY = 'form-fancy-fields-acrobat-dc.pdf';
+
+interface Field {
+  name: string;
+  type: string;
+  value: unknown;
+  options?: string[];
+  page: number;
+  box: number[];
+}
+
+describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op form', () => {
+  let t: TestApp;
+  let key: string;
+  let files: FileServer;
+  let tmp: string;
+  beforeAll(async () => {
+    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
+    key = await t.newKey();
+    files = await serveFiles({ [LIBRE]: corpusPath(LIBRE), [FANCY]: corpusPath(FANCY) });
+    tmp = mkdtempSync(path.join(tmpdir(), 'pdfedit-form-'));
+  });
+  afterAll(async () => {
+    rmSync(tmp, { recursive: true, force: true });
+    await files?.close();
+    await t?.close();
+  });
+
+  const source = (file: string) => ({ url: files.url(file) });
+  const edit = (src: unknown, edits: unknown[]) =>
+    t.app.inject({ method: 'POST', url: '/v1/edit', headers: bearer(key), payload: { source: src, edits } });
+  const fieldsOf = async (src: unknown): Promise<Field[]> => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/text',
+      headers: bearer(key),
+      payload: { source: src, layers: ['forms'] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().fields;
+  };
+  async function download(url: string): Promise<Buffer> {
+    const res = await t.app.inject({ method: 'GET', url: url.replace(t.env.config.publicBaseUrl, '') });
+    expect(res.statusCode).toBe(200);
+    return res.rawPayload;
+  }
+  function textOf(pdf: Buffer): string {
+    const file = path.join(tmp, `out-${Math.random().toString(36).slice(2)}.pdf`);
+    writeFileSync(file, pdf);
+    return pdftotext(file);
+  }
+
+  it('lists every field with its type, options and box', async () => {
+    const fields = await fieldsOf(source(FANCY));
+    const byName = new Map(fields.map((f) => [f.name, f]));
+    expect(byName.get('First Name 🚀')).toMatchObject({ type: 'text', value: 'Cedar', page: 1 });
+    const radio = byName.get('Historical Figures 🐺');
+    expect(radio?.type).toBe('radio');
+    expect(radio?.options?.length).toBe(4);
+    expect(radio?.options).toContain(radio?.value);
+    expect(byName.get('Which Are Planets? 🌎')?.options).toEqual(['Earth', 'Mars', 'Pluto', 'Neptune']);
+    expect(byName.get('Choose A Gundam 🤖')?.type).toBe('combo');
+    expect(byName.get('Eject 📼')?.type).toBe('button');
+    for (const f of fields) expect(f.box[2]).toBeGreaterThan(f.box[0] ?? 0);
+  });
+
+  it('fills text (accented and Greek), checkbox, radio and combo, and reads them back', async () => {
+    const values = {
+      'Last Name': 'Müller-Lüdenscheidt',
+      'First Name': 'Ελένη',
+      Birthday: 19700101,
+      gdpr: true,
+      female: 'Off',
+      Nationality: 'French',
+    };
+    const res = await edit(source(LIBRE), [{ op: 'form', fields: values }]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.status, JSON.stringify(body.failed)).toBe('done');
+    const changed = new Map(body.changes.map((c: { field: string }) => [c.field, c]));
+    expect(changed.get('Last Name')).toMatchObject({
+      op: 'form',
+      value: 'Müller-Lüdenscheidt',
+      verified: true,
+    });
+    expect(changed.get('Birthday')).toMatchObject({ value: '19700101' });
+    expect(changed.get('gdpr')).toMatchObject({ value: true, font_source: 'none' });
+    // Greek is not in the form's WinAnsi font: a real font carries it, never tofu.
+    expect(['metric-twin', 'look-alike', 'exact-embedded']).toContain(
+      (changed.get('First Name') as { font_source: string }).font_source,
+    );
+    const back = new Map((await fieldsOf({ file_id: body.output.file_id })).map((f) => [f.name, f.value]));
+    expect(back.get('Last Name')).toBe('Müller-Lüdenscheidt');
+    expect(back.get('First Name')).toBe('Ελένη');
+    expect(back.get('Birthday')).toBe('19700101');
+    expect(back.get('gdpr')).toBe(true);
+    expect(back.get('Nationality')).toBe('French');
+  });
+
+  it('flattens: the values are page text and no field is left', async () => {
+    const res = await edit(source(LIBRE), [
+      { op: 'form', fields: { 'Last Name': 'Müller', 'First Name': 'Ελένη', gdpr: true }, flatten: true },
+    ]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.status).toBe('done');
+    const text = textOf(await download(body.output.url));
+    expect(text).toContain('Müller');
+    expect(text).toContain('Ελένη');
+    expect(text).toContain('Bob'); // a value set before, without an appearance, is burnt in too
+    expect(await fieldsOf({ file_id: body.output.file_id })).toEqual([]);
+  });
+
+  it('lists unknown names and refused values in failed[] and applies the rest', async () => {
+    const res = await edit(source(LIBRE), [
+      { op: 'form', fields: { 'No Such Field': 'x', Nationality: 'Martian', 'Last Name': 'Kept' } },
+    ]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.status).toBe('partial');
+    const reasons = Object.fromEntries(
+      body.failed.map((f: { field: string; reason: string }) => [f.field, f.reason]),
+    );
+    expect(reasons).toEqual({ 'No Such Field': 'field_not_found', Nationality: 'value_not_accepted' });
+    expect(body.changes.map((c: { field: string }) => c.field)).toEqual(['Last Name']);
+  });
+
+  it('answers 422 edit_failed when no field could be filled', async () => {
+    const res = await edit(source(LIBRE), [{ op: 'form', fields: { Nope: 'x' } }]);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().error.code).toBe('edit_failed');
+    expect(res.json().failed[0]).toMatchObject({ reason: 'field_not_found', field: 'Nope' });
+  });
+
+  it('refuses a form edit without fields, and members that do not apply', async () => {
+    const empty = await edit(source(LIBRE), [{ op: 'form', fields: {} }]);
+    expect(empty.statusCode).toBe(400);
+    const stray = await edit(source(LIBRE), [{ op: 'form', fields: { a: 'b' }, find: 'x' }]);
+    expect(stray.statusCode).toBe(400);
+    expect(stray.json().error.message).toContain('"find"');
+  });
+});

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startApp, type TestApp } from '../helpers/app.js';
+import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
+import { HAVE_CORPUS } from '../helpers/env.js';
+import { type FileServer, serveFiles } from '../helpers/serve.js';
+
+const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
+
+describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op insert', () => {
+  let t: TestApp;
+  let key: string;
+  let files: FileServer;
+  let tmp: string;
+  beforeAll(async () => {
+    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
+    key = await t.newKey();
+    files = await serveFiles({ [INVOICE]: corpusPath(INVOICE) });
+    tmp = mkdtempSync(path.join(tmpdir(), 'pdfedit-insert-'));
+  });
+  afterAll(async () => {
+    rmSync(tmp, { recursive: true, force: true });
+    await files?.close();
+    await t?.close();
+  });
+
+  const edit = (edits: unknown[]) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/edit',
+      headers: bearer(key),
+      payload: { source: { url: files.url(INVOICE) }, edits },
+    });
+  async function textOfOutput(url: string): Promise<string> {
+    const res = await t.app.inject({ method: 'GET', url: url.replace(t.env.config.publicBaseUrl, '') });
+    expect(res.statusCode).toBe(200);
+    const file = path.join(tmp, `out-${Math.random().toString(36).slice(2)}.pdf`);
+    writeFileSync(file, res.rawPayload);
+    return pdftotext(file).replace(/\s+/g, ' ');
+  }
+
+  it('inserts inline after an anchor in its font, read in order', async () => {
+    const res = await edit([{ op: 'insert', text: 'Ltd', at: { after: 'Bayside Wholesale' } }]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.status).toBe('done');
+    expect(body.changes[0]).toMatchObject({ op: 'insert', text: 'Ltd', verified: true });
+    expect(body.changes[0].font_source).toMatch(/^exact-/);
+    expect(await textOfOutput(body.output.url)).toContain('Bayside Wholesale Ltd');
+  });
+
+  it('inserts at a point with a size and colour override', async () => {
+    const res = await edit([
+      { op: 'insert', text: 'PAID', at: { page: 1, x: 60, y: 770 }, style: { size: 14, color: '#CC0000' } },
+    ]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.status).toBe('done');
+    expect(body.warnings).toEqual([]);
+    expect(await textOfOutput(body.output.url)).toContain('PAID');
+  });
+
+  it('refuses an insert without text or at, or on a page that does not exist', async () => {
+    expect((await edit([{ op: 'insert', at: { after: 'INVOICE' } }])).statusCode).toBe(400);
+    expect((await edit([{ op: 'insert', text: 'x' }])).statusCode).toBe(400);
+    const res = await edit([{ op: 'insert', text: 'x', at: { page: 9, x: 1, y: 1 } }]);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toContain('at.page 9');
+  });
+
+  it('lists an anchor that is not there as unmatched', async () => {
+    const res = await edit([
+      { op: 'insert', text: 'x', at: { after: 'Nowhere to be found', newline: true } },
+    ]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().status).toBe('failed');
+    expect(res.json().unmatched[0]).toMatchObject({ index: 0, op: 'insert' });
+  });
+});
