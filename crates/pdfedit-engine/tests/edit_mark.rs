@@ -32,6 +32,7 @@ fn replace(find: &str, by: &str, mark: Option<&str>, password: Option<&str>) -> 
             scope: Default::default(),
             fit: Default::default(),
             style: Default::default(),
+            ..Edit::default()
         }],
         options: EditOptions {
             mark: mark.map(str::to_string),

@@ -266,6 +266,7 @@ fn render_case(case: &Case) -> Option<Image> {
             },
             fit: Default::default(),
             style: Default::default(),
+            ..Edit::default()
         }],
         options: EditOptions {
             mark: case.mark.then(|| "SAMPLE".to_string()),

@@ -134,6 +134,7 @@ fn redact(pdf: &[u8], find: &str) -> EditResult {
             scope: Scope::default(),
             fit: Default::default(),
             style: Default::default(),
+            ..Edit::default()
         }],
         ..EditRequest::default()
     };

@@ -76,6 +76,7 @@ fn request(phrase: &str, password: Option<String>) -> EditRequest {
             scope: Scope::default(),
             fit: Default::default(),
             style: Default::default(),
+            ..Edit::default()
         }],
         options: EditOptions {
             break_signature: true,
