@@ -302,13 +302,18 @@ fn tz(scale: f64) -> Vec<u8> {
     out
 }
 
+/// Ascent and descent in text space per unit of font size. Producers write the descent
+/// with the wrong sign (OpenOffice: `/Descent 211`) or leave it out, and the box must hold
+/// the descenders, so the descent is taken as negative and at least a fifth of the em.
 fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
     let d = font.descriptor();
-    if d.ascent > d.descent && d.ascent > 0.0 {
-        (d.ascent / 1000.0, d.descent / 1000.0)
+    let ascent = if d.ascent > 0.0 { d.ascent / 1000.0 } else { 0.9 };
+    let descent = if d.descent != 0.0 {
+        -(d.descent.abs() / 1000.0).max(0.2)
     } else {
-        (0.9, -0.25)
-    }
+        -0.25
+    };
+    (ascent.max(0.6), descent)
 }
 
 /// Room for the new text, in text space: up to the next glyph on the line after the match.
