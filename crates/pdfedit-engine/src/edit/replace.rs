@@ -131,7 +131,10 @@ pub(crate) fn plan_page(
         };
         let new_w = width_at(1.0);
         let old_w: f64 = members.iter().map(|&g| glyphs[g].advance).sum();
-        let room = room_after(model, m, first, sp.scale);
+        // A word gap after the phrase stays a word gap: the new text may use the room up
+        // to the next word less a space (or less the old gap when that was narrower).
+        let word_gap = space_width(&font.font) / 1000.0 * size * sp.scale;
+        let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
         let fitted = decide(edit.fit, new_w, old_w, room, width_at).map_err(|msg| {
             let reason = if msg.starts_with("reflow") {
                 "reflow_unsupported"
@@ -307,7 +310,11 @@ fn tz(scale: f64) -> Vec<u8> {
 /// the descenders, so the descent is taken as negative and at least a fifth of the em.
 fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
     let d = font.descriptor();
-    let ascent = if d.ascent > 0.0 { d.ascent / 1000.0 } else { 0.9 };
+    let ascent = if d.ascent > 0.0 {
+        d.ascent / 1000.0
+    } else {
+        0.9
+    };
     let descent = if d.descent != 0.0 {
         -(d.descent.abs() / 1000.0).max(0.2)
     } else {
@@ -316,8 +323,10 @@ fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
     (ascent.max(0.6), descent)
 }
 
-/// Room for the new text, in text space: up to the next glyph on the line after the match.
-fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64) -> f64 {
+/// Room for the new text, in text space: up to the next glyph on the line after the match,
+/// less the word gap (`gap.0`) when a space separates them, but never less than the old
+/// text's width (`gap.1`).
+fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64, gap: (f64, f64)) -> f64 {
     let line = &model.lines[m.line];
     // Spaces after the phrase are room too: the next glyph that draws something.
     let glyphs = &model.glyphs.glyphs;
@@ -342,7 +351,13 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64) -> f64 {
     };
     let n = &model.glyphs.glyphs[next];
     let along = ((n.trm[4] - first.trm[4]) * dir[0] + (n.trm[5] - first.trm[5]) * dir[1]) / len;
-    along / per_unit
+    let room = along / per_unit;
+    let spaced = line.text[m.end..].starts_with(char::is_whitespace);
+    if spaced {
+        (room - gap.0).max(gap.1.min(room))
+    } else {
+        room
+    }
 }
 
 /// For a delete: one space glyph next to the phrase, so no double space is left behind.
