@@ -339,25 +339,78 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64, gap: (f64
     });
     let dir = [first.trm[0], first.trm[1]];
     let len = (dir[0] * dir[0] + dir[1] * dir[1]).sqrt().max(1e-9);
+    let unit = [dir[0] / len, dir[1] / len];
     // User-space length per text-space unit along the baseline.
     let per_unit = len / (first.font_size * scale).max(1e-9);
-    let Some(&next) = next else {
+    let line_room = match next {
         // Nothing after it on the line: the room ends at the page edge.
-        let unit = [dir[0] / len, dir[1] / len];
-        return model
-            .geom
-            .distance_to_edge(first.trm[4], first.trm[5], unit)
-            / per_unit;
+        None => {
+            model
+                .geom
+                .distance_to_edge(first.trm[4], first.trm[5], unit)
+                / per_unit
+        }
+        Some(&next) => {
+            let n = &glyphs[next];
+            let along = (n.trm[4] - first.trm[4]) * unit[0] + (n.trm[5] - first.trm[5]) * unit[1];
+            let room = along / per_unit;
+            if line.text[m.end..].starts_with(char::is_whitespace) {
+                (room - gap.0).max(gap.1.min(room))
+            } else {
+                room
+            }
+        }
     };
-    let n = &model.glyphs.glyphs[next];
-    let along = ((n.trm[4] - first.trm[4]) * dir[0] + (n.trm[5] - first.trm[5]) * dir[1]) / len;
-    let room = along / per_unit;
-    let spaced = line.text[m.end..].starts_with(char::is_whitespace);
-    if spaced {
-        (room - gap.0).max(gap.1.min(room))
-    } else {
-        room
+    match band_limit(model, m, first, unit) {
+        Some(along) => line_room.min((along / per_unit).max(gap.1)),
+        None => line_room,
     }
+}
+
+/// Distance along the baseline, from the phrase's origin, to the nearest visible glyph
+/// after the phrase that shares its band across the baseline without belonging to its
+/// line: a footnote mark, a superscript, a word of the next column set slightly lower.
+fn band_limit(model: &PageModel, m: &Match, first: &Glyph, unit: [f64; 2]) -> Option<f64> {
+    let glyphs = &model.glyphs.glyphs;
+    let normal = [-unit[1], unit[0]];
+    let origin = [first.trm[4], first.trm[5]];
+    // Projections of a box's corners on an axis, relative to the phrase's origin.
+    let span = |b: [f64; 4], axis: [f64; 2]| {
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        for (x, y) in [(b[0], b[1]), (b[0], b[3]), (b[2], b[1]), (b[2], b[3])] {
+            let v = (x - origin[0]) * axis[0] + (y - origin[1]) * axis[1];
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        (lo, hi)
+    };
+    let (band_lo, band_hi) = span(m.bbox_user, normal);
+    let end = m
+        .glyphs
+        .iter()
+        .map(|&g| span(glyphs[g].bbox, unit).1)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let on_line = &model.lines[m.line].byte_glyph;
+    let mut best: Option<f64> = None;
+    for (i, g) in glyphs.iter().enumerate() {
+        let blank = g.unicode.as_deref().is_none_or(|u| u.trim().is_empty());
+        if blank || g.render_mode == 3 || m.glyphs.contains(&i) {
+            continue;
+        }
+        let (lo, hi) = span(g.bbox, normal);
+        let overlap = band_hi.min(hi) - band_lo.max(lo);
+        if overlap <= 0.3 * (band_hi - band_lo).min(hi - lo) {
+            continue;
+        }
+        let (start, _) = span(g.bbox, unit);
+        // A hair of tolerance: a glyph touching the phrase's end still comes after it.
+        if start < end - 0.05 * (band_hi - band_lo) || on_line.contains(&Some(i)) {
+            continue;
+        }
+        best = Some(best.map_or(start, |b: f64| b.min(start)));
+    }
+    best
 }
 
 /// For a delete: one space glyph next to the phrase, so no double space is left behind.
