@@ -29,6 +29,7 @@ fn main() {
             fit,
             style: Style::default(),
         }],
+        password: std::env::var("PDF_PASSWORD").ok(),
         ..EditRequest::default()
     };
     let r = edit(&bytes, &req).expect("edit");

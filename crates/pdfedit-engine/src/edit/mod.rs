@@ -12,6 +12,7 @@
 
 mod actual;
 mod choose;
+mod crypt;
 mod find;
 mod fit;
 mod fonts;
@@ -67,10 +68,7 @@ pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError
     // Encrypted input: decrypt with the given password, edit and verify the plain
     // document, and encrypt the output again with the same security handler and keys.
     let (doc, protection) = if info.encrypted {
-        let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
-        let loaded = Document::load_mem_with_options(bytes, options)
-            .ok()
-            .and_then(|d| d.encryption_state.clone().map(|s| (d, s)));
+        let loaded = crypt::open_encrypted(bytes, password.unwrap_or(""));
         // PDFium opened it with this password, so the password is right: what is missing
         // is our writer's support for this security handler. Refuse per edit, as data.
         let Some((doc, state)) = loaded else {
