@@ -343,12 +343,25 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64, gap: (f64
     // User-space length per text-space unit along the baseline.
     let per_unit = len / (first.font_size * scale).max(1e-9);
     let line_room = match next {
-        // Nothing after it on the line: the room ends at the page edge.
+        // Nothing after it on the line: the room ends in the margin, half as far into it
+        // as the side where lines start leaves blank (not at the paper's edge: text that
+        // runs off the page or touches it looks broken, and a justified line's end is
+        // the column's edge, so some margin must serve).
         None => {
-            model
+            let edge = model
                 .geom
-                .distance_to_edge(first.trm[4], first.trm[5], unit)
-                / per_unit
+                .distance_to_edge(first.trm[4], first.trm[5], unit);
+            let back = [-unit[0], -unit[1]];
+            let margin = glyphs
+                .iter()
+                .filter(|g| {
+                    let d = (g.trm[0] * g.trm[0] + g.trm[1] * g.trm[1]).sqrt().max(1e-9);
+                    (g.trm[0] * unit[0] + g.trm[1] * unit[1]) / d > 0.9
+                })
+                .map(|g| model.geom.distance_to_edge(g.trm[4], g.trm[5], back))
+                .fold(f64::INFINITY, f64::min);
+            let margin = if margin.is_finite() { margin / 2.0 } else { 0.0 };
+            ((edge - margin) / per_unit).max(gap.1)
         }
         Some(&next) => {
             let n = &glyphs[next];
