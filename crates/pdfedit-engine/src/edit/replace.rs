@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use lopdf::Document;
 use pdf_content::interp::matrix::transform_rect;
 use pdf_content::{Glyph, StreamId};
-use pdf_fonts::FontKind;
 
 use super::actual::ActualTexts;
 use super::choose::{choose_font, space_width, Chosen, Seg};
@@ -85,12 +84,6 @@ pub(crate) fn plan_page(
                 "the text's font cannot be read".to_string(),
             )
         })?;
-        if font.font.kind() == FontKind::Type3 {
-            return Err((
-                "type3_font",
-                "text drawn in a Type 3 font cannot be re-encoded".into(),
-            ));
-        }
         if font.font.is_vertical() {
             return Err((
                 "unsupported_layout",
@@ -320,7 +313,7 @@ fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
     } else {
         -0.25
     };
-    (ascent.max(0.6), descent)
+    (ascent.clamp(0.6, 1.5), descent.max(-1.0))
 }
 
 /// Room for the new text, in text space: up to the next glyph on the line after the match,
@@ -360,7 +353,11 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64, gap: (f64
                 })
                 .map(|g| model.geom.distance_to_edge(g.trm[4], g.trm[5], back))
                 .fold(f64::INFINITY, f64::min);
-            let margin = if margin.is_finite() { margin / 2.0 } else { 0.0 };
+            let margin = if margin.is_finite() {
+                margin / 2.0
+            } else {
+                0.0
+            };
             ((edge - margin) / per_unit).max(gap.1)
         }
         Some(&next) => {
