@@ -126,6 +126,14 @@ impl SimpleMap {
             unicode[c] =
                 agl::name_to_unicode(name).or_else(|| unicode_from_program_name(program, name));
         }
+        if f.kind == FontKind::Type3 && names_are_codes(&spec.differences) {
+            for (code, name) in &spec.differences {
+                let c = usize::from(*code);
+                if unicode[c].is_none() && name != ".notdef" {
+                    unicode[c] = latin1_text(*code);
+                }
+            }
+        }
         let present = presence(
             doc,
             font,
@@ -146,6 +154,29 @@ impl SimpleMap {
             widths,
         }
     }
+}
+
+/// Whether every glyph a Type3 font names is called after its own code (`/a73` at 73,
+/// as pdfTeX names the glyphs of bitmap fonts): then the code itself is the character.
+fn names_are_codes(differences: &[(u8, String)]) -> bool {
+    let mut named = 0;
+    for (code, name) in differences {
+        if name == ".notdef" {
+            continue;
+        }
+        let digits = name.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+        if digits.len() == name.len() || digits.len() > 3 || digits.parse::<u8>() != Ok(*code) {
+            return false;
+        }
+        named += 1;
+    }
+    named > 0
+}
+
+/// A code read as Latin-1 (TeX's T1 encoding agrees with it on letters, digits,
+/// punctuation and accented letters), or `None` for control and TeX-specific slots.
+fn latin1_text(code: u8) -> Option<String> {
+    matches!(code, 0x20..=0x7E | 0xA1..=0xFF).then(|| char::from(code).to_string())
 }
 
 /// TeX and subset fonts name glyphs `g42`/`cid42`/`glyph42`; their text is unknown unless the
@@ -327,4 +358,28 @@ fn widths(
                 .unwrap_or(fallback)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type3_glyphs_named_after_their_codes() {
+        let d = |v: &[(u8, &str)]| {
+            v.iter()
+                .map(|(c, n)| (*c, n.to_string()))
+                .collect::<Vec<_>>()
+        };
+        assert!(names_are_codes(&d(&[
+            (73, "a73"),
+            (74, ".notdef"),
+            (97, "a97")
+        ])));
+        assert!(!names_are_codes(&d(&[(73, "a73"), (97, "a98")])));
+        assert!(!names_are_codes(&d(&[(65, "A")])));
+        assert!(!names_are_codes(&d(&[(74, ".notdef")])));
+        assert_eq!(latin1_text(0xE1).as_deref(), Some("\u{e1}"));
+        assert_eq!(latin1_text(0x0B), None);
+    }
 }

@@ -2,9 +2,15 @@
 //! compared pixel by pixel (see [`crate::diff`]).
 //!
 //! Verification needs determinism more than beauty: two renders of identical content must
-//! give identical bytes. PDFium's anti-aliasing is deterministic for identical input, but
-//! we still switch it off for text, paths and images so that sub-pixel rounding of an
-//! unchanged glyph can never bleed into neighbouring pixels differently.
+//! give identical bytes, and an unchanged glyph must land on the same pixels whatever
+//! happens to its neighbours. Paths and images are rendered without anti-aliasing.
+//!
+//! Text is rendered in PDFium's LCD mode. In every other text mode (aliased included)
+//! PDFium runs `AdjustGlyphSpace` over each text object: a glyph's rounded x depends on the
+//! rounded x of the *next* glyph in the same `TJ`, walking backwards through the run, so
+//! replacing a word moved untouched glyphs before it by one pixel (the "sub-pixel"
+//! collateral changes on pdfTeX and Distiller files). In LCD mode each glyph is placed
+//! from its own origin only (floor plus a third-of-a-pixel phase).
 
 use pdfium_render::prelude::*;
 
@@ -33,7 +39,8 @@ pub struct Raster {
 
 impl Document<'_> {
     /// Renders page `index` (0-based) at `px_per_pt` (capped so the raster stays below
-    /// [`MAX_RASTER_PIXELS`]), without anti-aliasing, annotations and form data included.
+    /// [`MAX_RASTER_PIXELS`]), text in LCD mode, paths and images without anti-aliasing,
+    /// annotations and form data included.
     pub fn rasterize(&self, index: u32, px_per_pt: f32) -> Result<Raster> {
         let page = self.page(index)?;
         let (w_pt, h_pt) = (page.width().value.max(1.0), page.height().value.max(1.0));
@@ -51,7 +58,8 @@ impl Document<'_> {
         let config = PdfRenderConfig::new()
             .set_target_width(width)
             .set_maximum_height(height)
-            .set_text_smoothing(false)
+            .set_text_smoothing(true)
+            .use_lcd_text_rendering(true)
             .set_path_smoothing(false)
             .set_image_smoothing(false)
             .clear_before_rendering(true)

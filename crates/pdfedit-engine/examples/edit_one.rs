@@ -30,6 +30,7 @@ fn main() {
             style: Style::default(),
             ..Edit::default()
         }],
+        password: std::env::var("PDF_PASSWORD").ok(),
         ..EditRequest::default()
     };
     let r = edit(&bytes, &req).expect("edit");

@@ -150,11 +150,14 @@ fn corpus_replace_success_rate() {
             }
             let same = rotate_words(phrase);
             // 30 % longer, from the phrase's own letters (the subsets hold those glyphs).
+            // A trailing hyphen would read as a hyphenated line end, which pdftotext joins.
             let extra: String = rotate_words(phrase)
                 .chars()
                 .filter(|c| !c.is_whitespace())
                 .take(phrase.chars().count().div_ceil(10) * 3)
-                .collect();
+                .collect::<String>()
+                .trim_end_matches('-')
+                .to_string();
             let longer = format!("{phrase} {extra}");
             for (kind, new) in [("same", same), ("longer", longer)] {
                 let cell = table.entry(format!("{category}/{kind}")).or_default();
@@ -186,6 +189,15 @@ fn corpus_replace_success_rate() {
         total += t;
     }
     eprintln!("overall                  {ok}/{total}");
+    // Measured 168/188 (89 %) after the verification and room fixes; the rest are vertical
+    // CJK, Arabic with a broken ToUnicode, annotation-only text, Type 3 glyph snapping
+    // and phrases whose longer text cannot fit before the next word (see the report).
+    if only.is_empty() && total > 0 {
+        assert!(
+            ok * 100 >= total * 88,
+            "replace success rate fell to {ok}/{total} (bar: 88 %)"
+        );
+    }
 }
 
 fn check_output(
@@ -225,4 +237,77 @@ fn check_output(
         return "pdffonts lists a new font".into();
     }
     "ok".into()
+}
+
+/// Spaces before punctuation and double spaces, counted in pdftotext's raw output.
+fn untidy(text: &str) -> usize {
+    [" ,", " .", " ;", " :", "  "]
+        .iter()
+        .map(|p| text.matches(p).count())
+        .sum()
+}
+
+#[test]
+fn corpus_delete_is_tidy() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let Some(files) = common::corpus() else {
+        return;
+    };
+    let manifest: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(files[0].path.with_file_name("manifest.json")).expect("read"),
+    )
+    .expect("json");
+    let (mut ok, mut total) = (0, 0);
+    for entry in &manifest {
+        let name = entry["file"].as_str().unwrap_or_default();
+        let encrypted = entry["user_password"].is_string() || entry["owner_password"].is_string();
+        if entry["sig"]["signed"].as_u64().unwrap_or(0) > 0 || encrypted {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(files[0].path.with_file_name(name)) else {
+            continue;
+        };
+        let Some((_, before)) = tool("pdftotext", &["-raw"], &bytes) else {
+            continue;
+        };
+        for phrase in entry["phrases"].as_array().into_iter().flatten() {
+            let Some(phrase) = phrase.as_str().filter(|p| !p.starts_with("OCR:")) else {
+                continue;
+            };
+            if phrase.chars().count() < 3 {
+                continue;
+            }
+            let mut req = one(phrase, "", Fit::Auto);
+            req.edits[0].op = EditOp::Delete;
+            let verdict = match edit(&bytes, &req) {
+                Err(e) => format!("error {e}"),
+                Ok(r) if !r.unmatched.is_empty() => "unmatched".into(),
+                Ok(r) if !r.failed.is_empty() => format!("failed {}", r.failed[0].reason),
+                Ok(r) if !r.changes[0].verified => "not verified".into(),
+                Ok(r) => match tool("pdftotext", &["-raw"], &r.pdf) {
+                    None => "pdftotext failed".into(),
+                    Some((_, after)) if untidy(&after) > untidy(&before) => {
+                        "double space or orphan punctuation left".into()
+                    }
+                    Some((_, after))
+                        if squash(&after).matches(&squash(phrase)).count()
+                            >= squash(&before).matches(&squash(phrase)).count()
+                            && squash(&before).contains(&squash(phrase)) =>
+                    {
+                        "pdftotext still shows the phrase".into()
+                    }
+                    Some(_) => "ok".into(),
+                },
+            };
+            total += 1;
+            if verdict == "ok" {
+                ok += 1;
+            } else {
+                eprintln!("delete {name} {phrase:?}: {verdict}");
+            }
+        }
+    }
+    eprintln!("delete overall {ok}/{total}");
 }

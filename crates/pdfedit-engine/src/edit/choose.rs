@@ -110,6 +110,14 @@ pub(crate) fn choose_font(
         }
         Err(e) => e,
     };
+    // A Type 3 font's glyphs are drawings of its own; text in it is re-encoded with the
+    // glyphs it has, and nothing else is drawn in its place.
+    if own.font.kind() == pdf_fonts::FontKind::Type3 {
+        return Err((
+            "type3_font",
+            format!("the Type 3 font {base} has no glyph for part of the new text ({missing})"),
+        ));
+    }
     let own_id = match first.font.object {
         FontObject::Reference(id) => Some(id),
         _ => None,

@@ -23,7 +23,15 @@ impl GlyphFont for DocFont {
         self.font.unicode(code)
     }
     fn width(&self, code: u32) -> f64 {
-        self.font.width(code)
+        // pdf-fonts gives Type 3 widths already through the FontMatrix (1/1000 em); the
+        // interpreter wants them in glyph space, as the font dictionary writes them.
+        let w = self.font.width(code);
+        let fm = self.font.font_matrix()[0];
+        if self.font.kind() == FontKind::Type3 && fm.abs() > 1e-12 {
+            w / (fm * 1000.0)
+        } else {
+            w
+        }
     }
     fn is_vertical(&self) -> bool {
         self.font.is_vertical()

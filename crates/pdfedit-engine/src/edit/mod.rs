@@ -12,6 +12,7 @@
 
 pub(crate) mod actual;
 mod choose;
+mod crypt;
 pub(crate) mod exports;
 pub(crate) mod find;
 pub(crate) mod fit;
@@ -110,10 +111,7 @@ fn edit_inner(
     // Encrypted input: decrypt with the given password, edit and verify the plain
     // document, and encrypt the output again with the same security handler and keys.
     let (doc, protection) = if info.encrypted {
-        let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
-        let loaded = Document::load_mem_with_options(bytes, options)
-            .ok()
-            .and_then(|d| d.encryption_state.clone().map(|s| (d, s)));
+        let loaded = crypt::open_encrypted(bytes, password.unwrap_or(""));
         // PDFium opened it with this password, so the password is right: what is missing
         // is our writer's support for this security handler. Refuse per edit, as data.
         let Some((doc, state)) = loaded else {

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use lopdf::Document;
 use pdf_content::interp::matrix::transform_rect;
 use pdf_content::{Glyph, StreamId};
-use pdf_fonts::FontKind;
 
 use super::actual::ActualTexts;
 use super::choose::{choose_font, space_width, Chosen, Seg};
@@ -85,12 +84,6 @@ pub(crate) fn plan_page(
                 "the text's font cannot be read".to_string(),
             )
         })?;
-        if font.font.kind() == FontKind::Type3 {
-            return Err((
-                "type3_font",
-                "text drawn in a Type 3 font cannot be re-encoded".into(),
-            ));
-        }
         if font.font.is_vertical() {
             return Err((
                 "unsupported_layout",
@@ -131,7 +124,10 @@ pub(crate) fn plan_page(
         };
         let new_w = width_at(1.0);
         let old_w: f64 = members.iter().map(|&g| glyphs[g].advance).sum();
-        let room = room_after(model, m, first, sp.scale);
+        // A word gap after the phrase stays a word gap: the new text may use the room up
+        // to the next word less a space (or less the old gap when that was narrower).
+        let word_gap = space_width(&font.font) / 1000.0 * size * sp.scale;
+        let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
         let fitted = decide(edit.fit, new_w, old_w, room, width_at).map_err(|msg| {
             let reason = if msg.starts_with("reflow") {
                 "reflow_unsupported"
@@ -302,17 +298,28 @@ fn tz(scale: f64) -> Vec<u8> {
     out
 }
 
+/// Ascent and descent in text space per unit of font size. Producers write the descent
+/// with the wrong sign (OpenOffice: `/Descent 211`) or leave it out, and the box must hold
+/// the descenders, so the descent is taken as negative and at least a fifth of the em.
 fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
     let d = font.descriptor();
-    if d.ascent > d.descent && d.ascent > 0.0 {
-        (d.ascent / 1000.0, d.descent / 1000.0)
+    let ascent = if d.ascent > 0.0 {
+        d.ascent / 1000.0
     } else {
-        (0.9, -0.25)
-    }
+        0.9
+    };
+    let descent = if d.descent != 0.0 {
+        -(d.descent.abs() / 1000.0).max(0.2)
+    } else {
+        -0.25
+    };
+    (ascent.clamp(0.6, 1.5), descent.max(-1.0))
 }
 
-/// Room for the new text, in text space: up to the next glyph on the line after the match.
-fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64) -> f64 {
+/// Room for the new text, in text space: up to the next glyph on the line after the match,
+/// less the word gap (`gap.0`) when a space separates them, but never less than the old
+/// text's width (`gap.1`).
+fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64, gap: (f64, f64)) -> f64 {
     let line = &model.lines[m.line];
     // Spaces after the phrase are room too: the next glyph that draws something.
     let glyphs = &model.glyphs.glyphs;
@@ -325,19 +332,95 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64) -> f64 {
     });
     let dir = [first.trm[0], first.trm[1]];
     let len = (dir[0] * dir[0] + dir[1] * dir[1]).sqrt().max(1e-9);
+    let unit = [dir[0] / len, dir[1] / len];
     // User-space length per text-space unit along the baseline.
     let per_unit = len / (first.font_size * scale).max(1e-9);
-    let Some(&next) = next else {
-        // Nothing after it on the line: the room ends at the page edge.
-        let unit = [dir[0] / len, dir[1] / len];
-        return model
-            .geom
-            .distance_to_edge(first.trm[4], first.trm[5], unit)
-            / per_unit;
+    let line_room = match next {
+        // Nothing after it on the line: the room ends in the margin, half as far into it
+        // as the side where lines start leaves blank (not at the paper's edge: text that
+        // runs off the page or touches it looks broken, and a justified line's end is
+        // the column's edge, so some margin must serve).
+        None => {
+            let edge = model
+                .geom
+                .distance_to_edge(first.trm[4], first.trm[5], unit);
+            let back = [-unit[0], -unit[1]];
+            let margin = glyphs
+                .iter()
+                .filter(|g| {
+                    let d = (g.trm[0] * g.trm[0] + g.trm[1] * g.trm[1]).sqrt().max(1e-9);
+                    (g.trm[0] * unit[0] + g.trm[1] * unit[1]) / d > 0.9
+                })
+                .map(|g| model.geom.distance_to_edge(g.trm[4], g.trm[5], back))
+                .fold(f64::INFINITY, f64::min);
+            let margin = if margin.is_finite() {
+                margin / 2.0
+            } else {
+                0.0
+            };
+            ((edge - margin) / per_unit).max(gap.1)
+        }
+        Some(&next) => {
+            let n = &glyphs[next];
+            let along = (n.trm[4] - first.trm[4]) * unit[0] + (n.trm[5] - first.trm[5]) * unit[1];
+            let room = along / per_unit;
+            if line.text[m.end..].starts_with(char::is_whitespace) {
+                (room - gap.0).max(gap.1.min(room))
+            } else {
+                room
+            }
+        }
     };
-    let n = &model.glyphs.glyphs[next];
-    let along = ((n.trm[4] - first.trm[4]) * dir[0] + (n.trm[5] - first.trm[5]) * dir[1]) / len;
-    along / per_unit
+    match band_limit(model, m, first, unit) {
+        Some(along) => line_room.min((along / per_unit).max(gap.1)),
+        None => line_room,
+    }
+}
+
+/// Distance along the baseline, from the phrase's origin, to the nearest visible glyph
+/// after the phrase that shares its band across the baseline without belonging to its
+/// line: a footnote mark, a superscript, a word of the next column set slightly lower.
+fn band_limit(model: &PageModel, m: &Match, first: &Glyph, unit: [f64; 2]) -> Option<f64> {
+    let glyphs = &model.glyphs.glyphs;
+    let normal = [-unit[1], unit[0]];
+    let origin = [first.trm[4], first.trm[5]];
+    // Projections of a box's corners on an axis, relative to the phrase's origin.
+    let span = |b: [f64; 4], axis: [f64; 2]| {
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        for (x, y) in [(b[0], b[1]), (b[0], b[3]), (b[2], b[1]), (b[2], b[3])] {
+            let v = (x - origin[0]) * axis[0] + (y - origin[1]) * axis[1];
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        (lo, hi)
+    };
+    let (band_lo, band_hi) = span(m.bbox_user, normal);
+    let end = m
+        .glyphs
+        .iter()
+        .map(|&g| span(glyphs[g].bbox, unit).1)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let on_line = &model.lines[m.line].byte_glyph;
+    let mut best: Option<f64> = None;
+    for (i, g) in glyphs.iter().enumerate() {
+        let blank = g.unicode.as_deref().is_none_or(|u| u.trim().is_empty());
+        if blank || g.render_mode == 3 || m.glyphs.contains(&i) {
+            continue;
+        }
+        let (lo, hi) = span(g.bbox, normal);
+        let overlap = band_hi.min(hi) - band_lo.max(lo);
+        if overlap <= 0.3 * (band_hi - band_lo).min(hi - lo) {
+            continue;
+        }
+        let (start, _) = span(g.bbox, unit);
+        // A hair of tolerance: a glyph touching the phrase's end still comes after it.
+        if start < end - 0.05 * (band_hi - band_lo) || on_line.contains(&Some(i)) {
+            continue;
+        }
+        best = Some(best.map_or(start, |b: f64| b.min(start)));
+    }
+    best
 }
 
 /// For a delete: one space glyph next to the phrase, so no double space is left behind.
