@@ -71,7 +71,7 @@ export async function buildEditResult(
       changes.push({
         page: c.page,
         op: c.op,
-        ...(c.op === 'replace' || c.op === 'delete' ? { find: c.find } : {}),
+        ...(c.op === 'replace' || c.op === 'delete' || c.op === 'redact' ? { find: c.find } : {}),
         ...(c.op === 'replace' ? { replace: c.replace } : {}),
         ...(c.op === 'insert' ? { text: c.replace } : {}),
         ...(c.op === 'form' ? { field: c.field ?? null, value: c.value ?? null } : {}),
