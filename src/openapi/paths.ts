@@ -251,7 +251,7 @@ export const paths: Record<string, Record<string, Json>> = {
       parameters: [idem],
       requestBody: { required: true, content: json(ref('BatchRequest')) },
       ok: { 202: { description: 'Queued; one output per record.', content: json(ref('Queued')) } },
-      errors: [400, 401, 402, 403, 409, 413, 422, 429, 502],
+      errors: [400, 401, 402, 403, 404, 409, 413, 422, 429, 500, 502, 504],
     }),
   },
   '/v1/text': {
