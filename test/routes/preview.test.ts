@@ -2,11 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config.js';
-import { bearer, startApp, type TestApp } from '../helpers/app.js';
-import { corpus, corpusPath, pngSize } from '../helpers/corpus.js';
+import { bearer, type TestApp } from '../helpers/app.js';
+import { corpus, pngSize } from '../helpers/corpus.js';
 import { startCorpusApp } from '../helpers/corpus-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
-import { type FileServer, serveFiles } from '../helpers/serve.js';
+import type { FileServer } from '../helpers/serve.js';
 
 const LIMIT = 200 * 1024;
 
