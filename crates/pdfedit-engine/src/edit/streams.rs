@@ -135,3 +135,36 @@ pub(crate) fn add_font_resource(
     fonts.set(name.clone(), Object::Reference(font_id));
     Ok(name)
 }
+
+/// Wraps the page's content in q/Q (it may leave the graphics state changed) and appends
+/// `ops` as a new stream after it; the old streams' bytes stay as they are.
+pub(crate) fn append_page_stream(
+    doc: &mut Document,
+    page_id: ObjectId,
+    ops: Vec<u8>,
+) -> Result<(), String> {
+    let old = doc
+        .get_dictionary(page_id)
+        .map_err(|e| e.to_string())?
+        .get(b"Contents")
+        .ok()
+        .cloned();
+    let mut parts: Vec<Object> = match old {
+        Some(Object::Reference(id)) => match doc.get_object(id) {
+            Ok(Object::Array(a)) => a.clone(),
+            _ => vec![Object::Reference(id)],
+        },
+        Some(Object::Array(a)) => a,
+        _ => Vec::new(),
+    };
+    let open = doc.add_object(Stream::new(Dictionary::new(), b"q\n".to_vec()));
+    let mut tail = b"\nQ\n".to_vec();
+    tail.extend(ops);
+    let close = doc.add_object(Stream::new(Dictionary::new(), tail));
+    parts.insert(0, Object::Reference(open));
+    parts.push(Object::Reference(close));
+    doc.get_dictionary_mut(page_id)
+        .map_err(|e| e.to_string())?
+        .set("Contents", Object::Array(parts));
+    Ok(())
+}

@@ -4,10 +4,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
+use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use super::appearance::fmt;
 use super::tree::{acroform, has_value, normal_appearance, widget_pages, Field, Kind};
+use crate::edit::exports::append_page_stream;
 
 /// Annotation flag: hidden (PDF 32000 table 165).
 const HIDDEN: i64 = 1 << 1;
@@ -54,7 +55,7 @@ pub(crate) fn flatten(doc: &mut Document, fields: &[Field]) -> Result<Vec<String
         removed.insert(field.id);
     }
     for (page_id, ops) in draws {
-        append_content(doc, page_id, ops.into_bytes())?;
+        append_page_stream(doc, page_id, ops.into_bytes())?;
     }
     remove_annotations(doc, &removed);
     prune_fields(doc, &removed);
@@ -178,33 +179,6 @@ fn add_xobject(
 ) -> Result<(), String> {
     let x = crate::edit::page_resources_mut(doc, page_id, b"XObject")?;
     x.set(name.as_bytes().to_vec(), Object::Reference(id));
-    Ok(())
-}
-
-/// Wraps the page's content in q/Q (it may leave the CTM changed) and appends `ops`.
-fn append_content(doc: &mut Document, page_id: ObjectId, ops: Vec<u8>) -> Result<(), String> {
-    let old = doc
-        .get_dictionary(page_id)
-        .map_err(|e| e.to_string())?
-        .get(b"Contents")
-        .ok()
-        .cloned();
-    let mut parts: Vec<Object> = match old {
-        Some(Object::Reference(id)) => match doc.get_object(id) {
-            Ok(Object::Array(a)) => a.clone(),
-            _ => vec![Object::Reference(id)],
-        },
-        Some(Object::Array(a)) => a,
-        _ => Vec::new(),
-    };
-    let open = doc.add_object(Stream::new(Dictionary::new(), b"q\n".to_vec()));
-    let mut tail = b"\nQ\n".to_vec();
-    tail.extend(ops);
-    let close = doc.add_object(Stream::new(Dictionary::new(), tail));
-    parts.insert(0, Object::Reference(open));
-    parts.push(Object::Reference(close));
-    let page = doc.get_dictionary_mut(page_id).map_err(|e| e.to_string())?;
-    page.set("Contents", Object::Array(parts));
     Ok(())
 }
 

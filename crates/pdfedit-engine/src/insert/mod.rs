@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use lopdf::{Dictionary, Document, Object, Stream};
+use lopdf::Document;
 use pdf_content::{FontObject, Glyph, StreamId};
 use pdf_render::raster::Raster;
 
-use crate::edit::exports::{DocFonts, PageModel};
+use crate::edit::exports::{append_page_stream, DocFonts, PageModel};
 use crate::edit::{
     add_font_resource, choose_font, display_box, preview_pair, render_page, save_document,
     space_width, verify_pages, At, Change, Edit, EditResult, Failed, FontPolicy, InsertSpec, Seg,
@@ -323,7 +323,8 @@ fn draw(
         m.iter().map(|v| fmt(*v)).collect::<Vec<_>>().join(" "),
         tj.trim()
     );
-    append_stream(doc, model, ops.into_bytes()).map_err(|e| ("unsupported_layout", e))?;
+    append_page_stream(doc, model.page_id, ops.into_bytes())
+        .map_err(|e| ("unsupported_layout", e))?;
     // Box: advance along the baseline, descent..ascent across it (font units 1/1000).
     let d = font.font.descriptor();
     let (asc, desc) = (
@@ -354,35 +355,6 @@ fn first_page_stream(model: &PageModel) -> Option<StreamId> {
         .iter()
         .map(|g| g.stream)
         .find(|s| matches!(s, StreamId::PageContent { .. }))
-}
-
-/// Wraps the page's content in q/Q (it may leave the graphics state changed) and appends
-/// `ops` as a new stream; the old streams' bytes stay as they are.
-fn append_stream(doc: &mut Document, model: &PageModel, ops: Vec<u8>) -> Result<(), String> {
-    let old = doc
-        .get_dictionary(model.page_id)
-        .map_err(|e| e.to_string())?
-        .get(b"Contents")
-        .ok()
-        .cloned();
-    let mut parts: Vec<Object> = match old {
-        Some(Object::Reference(id)) => match doc.get_object(id) {
-            Ok(Object::Array(a)) => a.clone(),
-            _ => vec![Object::Reference(id)],
-        },
-        Some(Object::Array(a)) => a,
-        _ => Vec::new(),
-    };
-    let open = doc.add_object(Stream::new(Dictionary::new(), b"q\n".to_vec()));
-    let mut tail = b"\nQ\n".to_vec();
-    tail.extend(ops);
-    let close = doc.add_object(Stream::new(Dictionary::new(), tail));
-    parts.insert(0, Object::Reference(open));
-    parts.push(Object::Reference(close));
-    doc.get_dictionary_mut(model.page_id)
-        .map_err(|e| e.to_string())?
-        .set("Contents", Object::Array(parts));
-    Ok(())
 }
 
 fn intersects(a: [f64; 4], b: [f64; 4], inset: f64) -> bool {
