@@ -40,20 +40,7 @@ pub fn diff(
     }
     let (w, h) = (before.width as usize, before.height as usize);
     let s = f64::from(before.px_per_pt);
-    let d = f64::from(dilate_px);
-    // Ignore boxes in pixel space, half-open [x0, x1) × [y0, y1).
-    let boxes: Vec<[usize; 4]> = ignore_boxes
-        .iter()
-        .map(|b| {
-            let px = |v: f64, lim: usize| v.clamp(0.0, lim as f64) as usize;
-            [
-                px((b[0].min(b[2]) * s - d).floor(), w),
-                px((b[1].min(b[3]) * s - d).floor(), h),
-                px((b[0].max(b[2]) * s + d).ceil(), w),
-                px((b[1].max(b[3]) * s + d).ceil(), h),
-            ]
-        })
-        .collect();
+    let boxes = pixel_boxes(before, ignore_boxes, dilate_px);
     let stride = w * 3;
     let mut report = DiffReport::default();
     let mut bbox: Option<[usize; 4]> = None;
@@ -134,6 +121,26 @@ fn check_pixels(a: &[u8], b: &[u8], first_x: usize, hit: &mut impl FnMut(usize))
             hit(first_x + k);
         }
     }
+}
+
+/// Boxes `[x0, y0, x1, y1]` in top-left points as pixel boxes of `raster`, half-open
+/// [x0, x1) × [y0, y1), grown by `dilate_px` on every side and clamped to the raster.
+pub fn pixel_boxes(raster: &Raster, boxes: &[[f64; 4]], dilate_px: u32) -> Vec<[usize; 4]> {
+    let (w, h) = (raster.width as usize, raster.height as usize);
+    let s = f64::from(raster.px_per_pt);
+    let d = f64::from(dilate_px);
+    boxes
+        .iter()
+        .map(|b| {
+            let px = |v: f64, lim: usize| v.clamp(0.0, lim as f64) as usize;
+            [
+                px((b[0].min(b[2]) * s - d).floor(), w),
+                px((b[1].min(b[3]) * s - d).floor(), h),
+                px((b[0].max(b[2]) * s + d).ceil(), w),
+                px((b[1].max(b[3]) * s + d).ceil(), h),
+            ]
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Verification: the page rendered before and after an edit, compared outside the change.
 
-use pdf_render::diff::{diff, DiffReport, CHANNEL_TOLERANCE};
+use pdf_render::diff::{diff, pixel_boxes, DiffReport, CHANNEL_TOLERANCE};
 use pdf_render::raster::{crop_png, rasterize_page, Raster, VERIFY_PX_PER_PT};
 
 use crate::{Error, Result};
@@ -60,19 +60,7 @@ fn moved_beyond_subpixel(
 ) -> (u64, Option<[f64; 4]>) {
     let (w, h) = (before.width as usize, before.height as usize);
     let s = f64::from(before.px_per_pt);
-    let d = f64::from(DILATE_PX);
-    let boxes: Vec<[usize; 4]> = areas
-        .iter()
-        .map(|b| {
-            let px = |v: f64, lim: usize| v.clamp(0.0, lim as f64) as usize;
-            [
-                px((b[0].min(b[2]) * s - d).floor(), w),
-                px((b[1].min(b[3]) * s - d).floor(), h),
-                px((b[0].max(b[2]) * s + d).ceil(), w),
-                px((b[1].max(b[3]) * s + d).ceil(), h),
-            ]
-        })
-        .collect();
+    let boxes = pixel_boxes(before, areas, DILATE_PX);
     let stride = w * 3;
     let mut count = 0u64;
     let mut bbox: Option<[usize; 4]> = None;
