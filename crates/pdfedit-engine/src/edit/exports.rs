@@ -86,7 +86,7 @@ pub(crate) fn font_registry() -> &'static Registry {
 pub(crate) use super::choose::{choose_font, space_width, Seg};
 pub(crate) use super::find::PageModel;
 pub(crate) use super::fonts::DocFonts;
-pub(crate) use super::streams::{add_font_resource, append_page_stream};
+pub(crate) use super::streams::{add_font_resource, append_page_stream, hex};
 
 /// Where `anchor` ends on the page: (line index, byte offset in the line's text).
 pub(crate) fn anchor_position(model: &PageModel, anchor: &str) -> Option<(usize, usize)> {

@@ -168,3 +168,8 @@ pub(crate) fn append_page_stream(
         .set("Contents", Object::Array(parts));
     Ok(())
 }
+
+/// Bytes as an uppercase hex string, the body of a `<…>` string in a content stream.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02X}")).collect()
+}

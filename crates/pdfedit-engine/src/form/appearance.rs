@@ -5,6 +5,7 @@
 use lopdf::{dictionary, Dictionary, Document, Object, ObjectId, Stream};
 
 use super::font::{FormFonts, Picked};
+use crate::edit::exports::hex;
 
 /// Padding between the border and the text, in points (Acrobat uses 2).
 const PAD: f64 = 2.0;
@@ -435,10 +436,6 @@ pub(crate) fn fmt(v: f64) -> String {
     } else {
         s.into()
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use lopdf::Document;
 use pdf_content::{FontObject, Glyph, StreamId};
 use pdf_render::raster::Raster;
 
-use crate::edit::exports::{append_page_stream, DocFonts, PageModel};
+use crate::edit::exports::{append_page_stream, hex, DocFonts, PageModel};
 use crate::edit::{
     add_font_resource, choose_font, display_box, preview_pair, render_page, save_document,
     space_width, verify_pages, At, Change, Edit, EditResult, Failed, FontPolicy, InsertSpec, Seg,
@@ -381,10 +381,6 @@ fn fmt(v: f64) -> String {
     } else {
         s.into()
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
 
 #[cfg(test)]
