@@ -324,11 +324,57 @@ pub(crate) fn set_normal_appearance(
     Ok(())
 }
 
-/// A checkbox widget without any appearance gets a ZapfDingbats check (`Yes`) and an
-/// empty `Off`, as Acrobat draws them.
-pub(crate) fn write_check_appearance(doc: &mut Document, id: ObjectId) -> Result<(), String> {
+/// The ZapfDingbats character a button draws when on: its /MK /CA caption, else a check
+/// (`4`) for checkboxes and a dot (`l`) for radio buttons, as Acrobat draws them.
+fn button_glyph(doc: &Document, id: ObjectId, radio: bool) -> u8 {
+    let ca = doc
+        .get_dictionary(id)
+        .ok()
+        .and_then(|d| d.get(b"MK").ok())
+        .and_then(|m| doc.dereference(m).ok())
+        .and_then(|(_, m)| m.as_dict().ok())
+        .and_then(|m| m.get(b"CA").ok())
+        .and_then(|c| c.as_str().ok())
+        .and_then(|c| c.first().copied())
+        .filter(|c| c.is_ascii_graphic());
+    ca.unwrap_or(if radio { b'l' } else { b'4' })
+}
+
+/// Width and height (in em) of the ZapfDingbats glyphs buttons use (from the font's AFM:
+/// check, cross, dot, diamond, square, star); others are taken as 0.8 by 0.7.
+fn dingbat_size(c: u8) -> (f64, f64) {
+    match c {
+        b'4' => (0.846, 0.705),
+        b'8' => (0.838, 0.72),
+        b'l' => (0.791, 0.722),
+        b'u' => (0.759, 0.722),
+        b'n' => (0.761, 0.692),
+        b'H' => (0.816, 0.705),
+        _ => (0.8, 0.7),
+    }
+}
+
+/// A button widget without an "on" appearance state gets one: the /MK background and
+/// border with the ZapfDingbats glyph of its style (/MK /CA) in the /DA colour, named
+/// `state`, and `Off` (the widget's existing single appearance when it has one, else the
+/// background and border alone), so the value renders in every viewer.
+pub(crate) fn write_button_appearance(
+    doc: &mut Document,
+    id: ObjectId,
+    state: &[u8],
+    radio: bool,
+    da: &Da,
+) -> Result<(), String> {
     let wd = widget(doc, id).ok_or("the widget has no usable /Rect")?;
-    let size = (wd.w.min(wd.h) * 0.8).max(1.0);
+    let glyph = button_glyph(doc, id, radio);
+    let (gw, gh) = dingbat_size(glyph);
+    let bw = wd.border.as_ref().map_or(0.0, |b| b.1);
+    let room = (wd.w.min(wd.h) - 2.0 * bw).max(1.0);
+    let size = if da.size > 0.0 {
+        da.size
+    } else {
+        (room * 0.8 / gw.max(gh)).max(1.0)
+    };
     let zadb = doc.add_object(dictionary! {
         "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "ZapfDingbats",
     });
@@ -340,31 +386,69 @@ pub(crate) fn write_check_appearance(doc: &mut Document, id: ObjectId) -> Result
             Object::Real(wd.h as f32),
         ]
     };
-    // ZapfDingbats "4" (a20, the check mark) is 0.846 em wide and about 0.7 em tall.
-    let x = (wd.w - 0.846 * size) / 2.0;
-    let y = (wd.h - 0.7 * size) / 2.0;
+    let mut frame = String::new();
+    if let Some(bg) = &wd.background {
+        frame += &format!("{bg}\n0 0 {} {} re f\n", fmt(wd.w), fmt(wd.h));
+    }
+    if let Some((bc, bw)) = &wd.border {
+        frame += &format!(
+            "{bc}\n{} w\n{} {} {} {} re S\n",
+            fmt(*bw),
+            fmt(bw / 2.0),
+            fmt(bw / 2.0),
+            fmt(wd.w - bw),
+            fmt(wd.h - bw)
+        );
+    }
+    let x = (wd.w - gw * size) / 2.0;
+    let y = (wd.h - gh * size) / 2.0;
     let on = format!(
-        "q\nBT\n/ZaDb {} Tf\n0 g\n{} {} Td\n(4) Tj\nET\nQ\n",
+        "q\n{frame}BT\n/ZaDb {} Tf\n{}\n{} {} Td\n<{:02X}> Tj\nET\nQ\n",
         fmt(size),
+        da.color,
         fmt(x),
-        fmt(y)
+        fmt(y),
+        glyph
     );
-    let on_id = doc.add_object(Stream::new(
-        dictionary! {
-            "Type" => "XObject", "Subtype" => "Form", "BBox" => bbox(),
-            "Resources" => dictionary! { "Font" => dictionary! { "ZaDb" => zadb } },
-        },
-        on.into_bytes(),
-    ));
-    let off_id = doc.add_object(Stream::new(
-        dictionary! { "Type" => "XObject", "Subtype" => "Form", "BBox" => bbox() },
-        Vec::new(),
-    ));
-    set_normal_appearance(
-        doc,
-        id,
-        Object::Dictionary(dictionary! { "Yes" => on_id, "Off" => off_id }),
-    )
+    let mut dict = dictionary! {
+        "Type" => "XObject", "Subtype" => "Form", "BBox" => bbox(),
+        "Resources" => dictionary! { "Font" => dictionary! { "ZaDb" => zadb } },
+    };
+    if let Some(m) = rotation_matrix(wd.rotation) {
+        dict.set(
+            "Matrix",
+            m.iter().map(|&v| Object::Integer(v)).collect::<Vec<_>>(),
+        );
+    }
+    let on_id = doc.add_object(Stream::new(dict, on.into_bytes()));
+    // A single appearance stream (no states) is what the widget showed so far: it stays
+    // the off look.
+    // A state dictionary with only an Off state keeps that Off.
+    let existing = super::tree::normal_appearance(doc, id).and_then(|n| match n {
+        Object::Dictionary(states) => states.get(b"Off").ok()?.as_reference().ok(),
+        _ => None,
+    });
+    let existing = existing.or_else(|| {
+        doc.get_dictionary(id)
+            .ok()
+            .and_then(|d| d.get(b"AP").ok())
+            .and_then(|ap| doc.dereference(ap).ok())
+            .and_then(|(_, ap)| ap.as_dict().ok())
+            .and_then(|ap| ap.get(b"N").ok())
+            .and_then(|n| n.as_reference().ok())
+            .filter(|n| doc.get_object(*n).and_then(Object::as_stream).is_ok())
+    });
+    let off_id = match existing {
+        Some(n) => n,
+        None => doc.add_object(Stream::new(
+            dictionary! { "Type" => "XObject", "Subtype" => "Form", "BBox" => bbox() },
+            format!("q\n{frame}Q\n").into_bytes(),
+        )),
+    };
+    let mut states = Dictionary::new();
+    states.set(state.to_vec(), on_id);
+    states.set("Off", off_id);
+    set_normal_appearance(doc, id, Object::Dictionary(states))
 }
 
 /// x of a line of `tw` points in a box `w` wide: left, centred or right (/Q 0, 1, 2).

@@ -24,7 +24,7 @@ use crate::edit::{
     FieldInput, FontPolicy, FormSpec,
 };
 use crate::Error;
-use appearance::{parse_da, write_check_appearance, write_text_appearance, Layout, TextStyle};
+use appearance::{parse_da, write_button_appearance, write_text_appearance, Layout, TextStyle};
 use font::FormFonts;
 use tree::{ff, Field, Kind};
 use value::Planned;
@@ -51,6 +51,8 @@ struct Written {
     font_used: String,
     /// Lost on read-back or not visible after flattening.
     lost: bool,
+    /// The widget showing the chosen state of a button (a radio group's chosen button).
+    on_widget: Option<ObjectId>,
 }
 
 /// Applies one `form` edit. The document is left unchanged when no field could be written.
@@ -88,6 +90,7 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
                     font_source: source,
                     font_used: used,
                     lost: false,
+                    on_widget: None,
                 });
             }
             Err((reason, m)) => fail(&mut failed, name, reason, m),
@@ -100,6 +103,20 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
     }
     if drop_xfa(run.doc) {
         warnings.push("xfa_removed".into());
+    }
+    for w in &mut written {
+        if let Planned::State(s) = &w.planned {
+            let doc = &*run.doc;
+            w.on_widget = (s != b"Off")
+                .then(|| {
+                    w.field
+                        .widgets
+                        .iter()
+                        .find(|id| tree::on_states(doc, **id).contains(s))
+                })
+                .flatten()
+                .copied();
+        }
     }
     let filled = save_document(run.doc)?;
     let got = readback::read(&filled)?;
@@ -185,7 +202,10 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
         renders.insert(page, (before, after, collateral));
     }
     for w in written.iter().filter(|w| !w.lost) {
-        let first = w.field.widgets.iter().find_map(|id| boxes.get(id));
+        // The box shown is the widget that is on (a radio group's chosen button), else the
+        // field's first widget.
+        let on = w.on_widget.and_then(|id| boxes.get(&id));
+        let first = on.or_else(|| w.field.widgets.iter().find_map(|id| boxes.get(id)));
         let (page, bbox) = first.copied().unwrap_or((0, [0.0; 4]));
         let (collateral, previews) = match renders.get(&page) {
             Some((b, a, c)) => (*c, crate::edit::preview_pair(b, a, bbox)),
@@ -260,18 +280,23 @@ fn fill(
     input: &FieldInput,
     policy: FontPolicy,
 ) -> Result<Filled, (&'static str, String)> {
-    if field.kind == Kind::Checkbox
+    let da = parse_da(field.da.as_deref());
+    if matches!(field.kind, Kind::Checkbox | Kind::Radio)
         && field
             .widgets
             .iter()
-            .all(|w| tree::normal_appearance(doc, *w).is_none())
+            .all(|w| tree::on_states(doc, *w).is_empty())
     {
-        for w in &field.widgets {
-            write_check_appearance(doc, *w).map_err(|m| ("unsupported_layout", m))?;
+        // No widget has an "on" look: each gets one (a checkbox's state is `Yes`; radio
+        // button i's is `i`, its export value the group's /Opt entry i when there is one).
+        let radio = field.kind == Kind::Radio;
+        for (i, w) in field.widgets.iter().enumerate() {
+            let state = if radio { i.to_string() } else { "Yes".into() };
+            write_button_appearance(doc, *w, state.as_bytes(), radio, &da)
+                .map_err(|m| ("unsupported_layout", m))?;
         }
     }
     let planned = value::plan(doc, field, input)?;
-    let da = parse_da(field.da.as_deref());
     let (shown, layout) = match &planned {
         Planned::State(_) => {
             value::write(doc, field, &planned).map_err(|m| ("engine_error", m))?;
@@ -363,7 +388,7 @@ fn reported(doc: &Document, field: &Field, planned: &Planned) -> FieldInput {
         Planned::State(s) if field.kind == Kind::Checkbox => FieldInput::Bool(s != b"Off"),
         Planned::State(s) if s == b"Off" => FieldInput::Text("Off".into()),
         Planned::State(s) => {
-            let state = String::from_utf8_lossy(s).into_owned();
+            let state = tree::state_text(s);
             let i = field
                 .widgets
                 .iter()
@@ -392,7 +417,7 @@ pub(crate) fn radio_options(doc: &Document) -> HashMap<String, Vec<(String, Stri
         let mut options: Vec<(String, String)> = Vec::new();
         for (i, w) in f.widgets.iter().enumerate() {
             for state in tree::on_states(doc, *w) {
-                let state = String::from_utf8_lossy(&state).into_owned();
+                let state = tree::state_text(&state);
                 let export = f
                     .options
                     .get(i)

@@ -34,7 +34,7 @@ pub(crate) fn check(
             *on == (s != b"Off")
         }
         (Planned::State(s), FieldValue::Null) => s == b"Off",
-        (Planned::State(s), FieldValue::Text(v)) => same_state(v, &String::from_utf8_lossy(s)),
+        (Planned::State(s), FieldValue::Text(v)) => same_state(v, &super::tree::state_text(s)),
         (Planned::Choice { exports, shown, .. }, FieldValue::Text(v)) => {
             exports.first() == Some(v) || shown.first() == Some(v)
         }
@@ -91,7 +91,17 @@ pub(crate) fn visible(all: &str, field: &Field, planned: &Planned) -> Result<(),
 /// long state names cut short (about 200 bytes, a `#` where it stopped inside an escape),
 /// so a long reading that starts `state` counts.
 pub(crate) fn same_state(got: &str, state: &str) -> bool {
-    got == state || (got.len() >= 64 && state.starts_with(got.trim_end_matches('#')))
+    if got == state {
+        return true;
+    }
+    // The cut may leave `#` or `#` and one hex digit of an escape.
+    let cut = match got.rfind('#') {
+        Some(i) if got.len() - i <= 2 && got[i + 1..].chars().all(|c| c.is_ascii_hexdigit()) => {
+            &got[..i]
+        }
+        _ => got,
+    };
+    got.len() >= 64 && state.starts_with(cut)
 }
 
 fn squash(s: &str) -> String {
@@ -106,6 +116,10 @@ mod tests {
     fn long_state_names_cut_short_by_pdfium_still_match() {
         let long = "x".repeat(80) + " - and more";
         assert!(same_state(&("x".repeat(80) + "#"), &long));
+        assert!(same_state(
+            &("x".repeat(80) + "#2"),
+            &("x".repeat(80) + ", more")
+        ));
         assert!(same_state("On", "On"));
         assert!(!same_state("On", "Off"));
         assert!(!same_state("x", "xy"));

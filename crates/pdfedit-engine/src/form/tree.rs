@@ -300,6 +300,16 @@ pub(crate) fn current_value(doc: &Document, field: &Field) -> Option<crate::edit
     }
 }
 
+/// An appearance state name as text: UTF-8 when it is, else PDFDocEncoding (as PDFium
+/// reads it; older producers wrote names in their 8-bit encoding).
+pub(crate) fn state_text(name: &[u8]) -> String {
+    match std::str::from_utf8(name) {
+        Ok(t) => t.to_string(),
+        Err(_) => text(&Object::string_literal(name.to_vec()))
+            .unwrap_or_else(|| String::from_utf8_lossy(name).into_owned()),
+    }
+}
+
 /// The names of the "on" appearance states of a button widget (every /N state but /Off).
 pub(crate) fn on_states(doc: &Document, widget: ObjectId) -> Vec<Vec<u8>> {
     let Some(n) = normal_appearance(doc, widget) else {

@@ -3,7 +3,7 @@
 
 use lopdf::{text_string, Document, Object};
 
-use super::tree::{ff, on_states, Field, Kind};
+use super::tree::{ff, on_states, state_text, Field, Kind};
 use crate::edit::FieldInput;
 
 /// A value refused: (reason, message).
@@ -35,7 +35,8 @@ pub(crate) fn plan(doc: &Document, field: &Field, input: &FieldInput) -> Result<
             };
             if let Some(max) = field.max_len.filter(|&m| t.chars().count() > m) {
                 return refuse(format!(
-                    "{} characters do not fit the field's limit of {max}",
+                    "{} characters do not fit the field's limit (MaxLen {max}); values are \
+                     never truncated",
                     t.chars().count()
                 ));
             }
@@ -56,7 +57,7 @@ fn button(doc: &Document, field: &Field, input: &FieldInput) -> Result<Planned, 
     let all: Vec<&Vec<u8>> = states.iter().flatten().collect();
     let names = || {
         all.iter()
-            .map(|s| String::from_utf8_lossy(s).into_owned())
+            .map(|s| state_text(s))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -73,7 +74,13 @@ fn button(doc: &Document, field: &Field, input: &FieldInput) -> Result<Planned, 
             if t == "Off" || t.is_empty() {
                 return Ok(Planned::State(b"Off".to_vec()));
             }
-            if let Some(s) = all.iter().find(|s| s.as_slice() == t.as_bytes()) {
+            // State names are bytes; one that is not UTF-8 is offered (and read back)
+            // decoded, which is taken too.
+            if let Some(s) = all
+                .iter()
+                .find(|s| s.as_slice() == t.as_bytes())
+                .or_else(|| all.iter().find(|s| state_text(s) == *t))
+            {
                 return Ok(Planned::State((*s).clone()));
             }
             // With /Opt, widget i's export value is Opt[i] and its state name is an index.
