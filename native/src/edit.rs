@@ -289,6 +289,9 @@ pub struct EditResult {
     pub failed: Vec<EditFailed>,
     /// Warnings such as `approx_font_used`.
     pub warnings: Vec<String>,
+    /// Form flattening: the fields left live (what `flatten_skipped` is about).
+    #[napi(js_name = "flatten_skipped")]
+    pub flatten_skipped: Vec<String>,
     /// 1-based pages touched by applied edits.
     #[napi(js_name = "pages_touched")]
     pub pages_touched: Vec<u32>,
@@ -515,6 +518,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             })
             .collect(),
         warnings: r.warnings,
+        flatten_skipped: r.flatten_skipped,
         pages_touched: r.pages_touched,
         timings: EditTimings {
             parse: r.timings.parse_ms,

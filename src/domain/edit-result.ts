@@ -98,6 +98,7 @@ export async function buildEditResult(
       ...(f.field ? { field: f.field } : {}),
     })),
     warnings: result.warnings,
+    ...(result.flatten_skipped?.length ? { flatten_skipped: result.flatten_skipped } : {}),
     ...redactionReport(result),
     output,
     usage,

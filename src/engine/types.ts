@@ -84,6 +84,8 @@ export interface EngineEditResult {
   unmatched: { edit_index: number; op: string; find: string }[];
   failed: { edit_index: number; op: string; reason: string; message: string; field?: string | null }[];
   warnings: string[];
+  /** Form flattening: the fields left live (the `flatten_skipped` warning names them). */
+  flatten_skipped?: string[];
   pages_touched: number[];
   /** Where the engine's time went, in milliseconds. */
   timings: EngineTimings;

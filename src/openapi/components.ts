@@ -77,6 +77,12 @@ const EditResult = Type.Object(
     unmatched: Type.Optional(Type.Array(Type.Object({}))),
     failed: Type.Optional(Type.Array(Type.Object({}))),
     warnings: Type.Optional(Type.Array(Type.Any())),
+    flatten_skipped: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Form flatten: the fields left live because their value has no appearance to draw (the warning flatten_skipped names them here).',
+      }),
+    ),
     removed: Type.Optional(
       Type.Array(Place, {
         description:

@@ -261,3 +261,80 @@ fn buttons_without_an_on_state_render_checked_and_flatten() {
         );
     }
 }
+
+/// `build()` plus a text field `note` holding a value no font can draw (Phoenician), with no
+/// appearance, and a checkbox `seen` checked earlier (/V /Yes) without any appearance.
+fn build_with_note() -> Vec<u8> {
+    let mut doc = Document::load_mem(&build()).expect("load");
+    let page_id = doc.get_pages()[&1];
+    let note = widget(
+        &mut doc,
+        page_id,
+        [100, 300, 300, 320],
+        dictionary! {
+            "FT" => "Tx", "T" => Object::string_literal("note"),
+            "V" => lopdf::text_string("\u{10900}\u{10901}"),
+            "DA" => Object::string_literal("/Helv 10 Tf 0 g"),
+        },
+    );
+    let seen = widget(
+        &mut doc,
+        page_id,
+        [100, 250, 118, 268],
+        dictionary! {"FT" => "Btn", "T" => Object::string_literal("seen"), "V" => "Yes", "AS" => "Yes"},
+    );
+    let page = doc.get_dictionary_mut(page_id).expect("page");
+    let annots = page
+        .get_mut(b"Annots")
+        .and_then(Object::as_array_mut)
+        .expect("annots");
+    annots.push(note.into());
+    annots.push(seen.into());
+    let af_id = doc
+        .catalog()
+        .and_then(|c| c.get(b"AcroForm"))
+        .and_then(Object::as_reference)
+        .expect("acroform");
+    let af = doc.get_dictionary_mut(af_id).expect("acroform");
+    let fields = af
+        .get_mut(b"Fields")
+        .and_then(Object::as_array_mut)
+        .expect("fields");
+    fields.push(note.into());
+    fields.push(seen.into());
+    let mut out = Vec::new();
+    doc.save_to(&mut out).expect("save");
+    out
+}
+
+#[test]
+fn flatten_skipped_names_the_fields_left_live() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let pdf = build_with_note();
+    let original = rasterize_page(&pdf, None, 0, VERIFY_PX_PER_PT).expect("render");
+    let r = fill(&pdf, &[("agree", FieldInput::Bool(true))], true);
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    assert!(
+        r.warnings.iter().any(|w| w == "flatten_skipped"),
+        "{:?}",
+        r.warnings
+    );
+    assert_eq!(r.flatten_skipped, vec!["note".to_string()]);
+    // The skipped field is still a live field with its value; the others are flattened,
+    // the checkbox checked earlier with a mark drawn for it.
+    let left = pdfedit_engine::read_text(&r.pdf, None, None, false, true).expect("fields");
+    let names: Vec<&str> = left.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, vec!["note"]);
+    assert_eq!(
+        left.fields[0].value,
+        FieldValue::Text("\u{10900}\u{10901}".into())
+    );
+    let flat = rasterize_page(&r.pdf, None, 0, VERIFY_PX_PER_PT).expect("render");
+    let (dark, changed) = ink(&flat, &original, top_left([100.0, 250.0, 118.0, 268.0]));
+    assert!(changed >= 20 && dark >= 20, "seen: {changed} px changed");
+    // Without flattening nothing is skipped.
+    let live = fill(&pdf, &[("agree", FieldInput::Bool(true))], false);
+    assert!(live.flatten_skipped.is_empty());
+}

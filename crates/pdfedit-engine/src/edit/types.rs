@@ -287,6 +287,9 @@ pub struct EditResult {
     pub failed: Vec<Failed>,
     /// Warnings such as `approx_font_used`.
     pub warnings: Vec<String>,
+    /// Form flattening: the fields left live because their value has no appearance to
+    /// draw (the names the `flatten_skipped` warning is about).
+    pub flatten_skipped: Vec<String>,
     /// 1-based pages touched by applied edits.
     pub pages_touched: Vec<u32>,
     /// Where the time went.

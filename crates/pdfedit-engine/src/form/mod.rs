@@ -141,6 +141,16 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
                 && f.widgets
                     .iter()
                     .all(|w| tree::normal_appearance(run.doc, *w).is_some());
+            // A checkbox checked earlier whose widgets have no "on" look gets one.
+            let unmarked = f.kind == Kind::Checkbox
+                && tree::has_value(run.doc, f)
+                && f.widgets
+                    .iter()
+                    .all(|w| tree::on_states(run.doc, *w).is_empty());
+            if unmarked && !ours {
+                let _ = fill(run.doc, &mut fonts, f, &FieldInput::Bool(true), run.policy);
+                continue;
+            }
             if ours || drawn || !matches!(f.kind, Kind::Text | Kind::Combo | Kind::List) {
                 continue;
             }
@@ -155,6 +165,11 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
         let skipped = flatten::flatten(run.doc, &all_fields).map_err(Error::Engine)?;
         if !skipped.is_empty() {
             warnings.push("flatten_skipped".into());
+        }
+        for name in &skipped {
+            if !run.result.flatten_skipped.contains(name) {
+                run.result.flatten_skipped.push(name.clone());
+            }
         }
         let flat = save_document(run.doc)?;
         let text = readback::all_text(&flat)?;
