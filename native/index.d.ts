@@ -185,6 +185,8 @@ export interface EditResult {
   failed: Array<EditFailed>
   /** Warnings such as `approx_font_used`. */
   warnings: Array<string>
+  /** Form flattening: the fields left live (what `flatten_skipped` is about). */
+  flatten_skipped: Array<string>
   /** 1-based pages touched by applied edits. */
   pages_touched: Array<number>
   /** Where the time went (milliseconds). */
