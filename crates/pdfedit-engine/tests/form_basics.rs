@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, EditResult, FieldInput, FormSpec};
 use pdfedit_engine::FieldValue;
 
@@ -181,6 +183,156 @@ fn a_text_longer_than_max_len_is_refused_not_truncated() {
     assert!(!r.failed.is_empty());
     for f in &r.failed {
         assert_eq!(f.reason, "value_not_accepted", "{f:?}");
-        assert!(f.message.contains("limit"), "{}", f.message);
+        // The message names the field's MaxLen.
+        assert!(f.message.contains("(MaxLen "), "{}", f.message);
+    }
+}
+
+/// The dark pixels of `bbox` (top-left points) cut to their own bounding box: what a glyph
+/// looks like on the render.
+fn glyph_bitmap(r: &pdf_render::raster::Raster, bbox: [f64; 4]) -> Vec<Vec<bool>> {
+    let [x0, y0, x1, y1] = pdf_render::diff::pixel_boxes(r, &[bbox], 0)[0];
+    let stride = r.width as usize * 3;
+    let rows: Vec<Vec<bool>> = (y0..y1)
+        .map(|y| {
+            (x0..x1)
+                .map(|x| r.pixels[y * stride + x * 3..][..3].iter().any(|&c| c < 128))
+                .collect()
+        })
+        .collect();
+    let rows: Vec<Vec<bool>> = rows.into_iter().filter(|r| r.iter().any(|&d| d)).collect();
+    let Some(first) = (0..rows.first().map_or(0, Vec::len)).find(|&c| rows.iter().any(|r| r[c]))
+    else {
+        return Vec::new();
+    };
+    let last = (0..rows[0].len())
+        .rev()
+        .find(|&c| rows.iter().any(|r| r[c]))
+        .unwrap_or(first);
+    rows.into_iter().map(|r| r[first..=last].to_vec()).collect()
+}
+
+/// Greek and accented values on corpus forms whose /DA font (Helvetica, not embedded) has
+/// no Greek: drawn in a real font, not tofu. Checked on the flattened page: PDFium's
+/// characters there are the value, each has ink, and no two different characters render
+/// as the same bitmap (a missing glyph draws the same .notdef box or nothing at all);
+/// pdftotext extracts the value too.
+#[test]
+fn greek_and_accented_values_render_with_real_glyphs_on_corpus_forms() {
+    let cases = [
+        (
+            "form-lu-160f-2019-french.pdf",
+            "Élodie Gâteau-Müller Ørsted",
+        ),
+        ("form-irs-w9-livecycle.pdf", "Ελένη Παπαδοπούλου"),
+        (
+            "misc-incremental-update-irs-1040v-form.pdf",
+            "Ζωή Αθανασίου Ñandú",
+        ),
+    ];
+    for (name, text) in cases {
+        let Some(pdf) = load(name) else { return };
+        // The widest visible single-line text field without a MaxLen that would refuse it.
+        let fields = pdfedit_engine::read_text(&pdf, None, None, false, true)
+            .expect("fields")
+            .fields;
+        let mut candidates: Vec<&pdfedit_engine::FormField> = fields
+            .iter()
+            .filter(|f| f.kind == pdfedit_engine::FieldKind::Text && !f.hidden)
+            .collect();
+        candidates.sort_by(|a, b| b.bbox.width().total_cmp(&a.bbox.width()));
+        let (field, r) = candidates
+            .iter()
+            .map(|f| {
+                (
+                    f,
+                    fill(
+                        &pdf,
+                        &[(f.name.as_str(), FieldInput::Text(text.into()))],
+                        true,
+                    ),
+                )
+            })
+            .find(|(_, r)| r.failed.is_empty() && !r.changes.is_empty())
+            .expect("a field takes the value");
+        let change = &r.changes[0];
+        assert!(change.verified, "{name}: {change:?}");
+        assert_ne!(change.font_source, "none");
+        let live = fill(
+            &pdf,
+            &[(field.name.as_str(), FieldInput::Text(text.into()))],
+            false,
+        );
+        assert_eq!(
+            value(&live.pdf, &field.name),
+            Some(FieldValue::Text(text.into())),
+            "{name}"
+        );
+        // pdftotext finds the value in the flattened page.
+        let path = std::env::temp_dir().join(format!("pdfedit-greek-{}.pdf", std::process::id()));
+        std::fs::write(&path, &r.pdf).expect("temp");
+        let out = std::process::Command::new("pdftotext")
+            .arg(&path)
+            .arg("-")
+            .output();
+        let _ = std::fs::remove_file(&path);
+        if let Ok(out) = out {
+            let squash = |s: &str| s.split_whitespace().collect::<String>();
+            assert!(
+                squash(&String::from_utf8_lossy(&out.stdout)).contains(&squash(text)),
+                "{name}: pdftotext misses {text}"
+            );
+        }
+        // PDFium's characters of the page: the value's run, with its glyph boxes.
+        let doc = pdf_render::Document::open(&r.pdf, None).expect("opens");
+        let chars: Vec<_> = doc
+            .page_chars(change.page - 1)
+            .expect("chars")
+            .into_iter()
+            .filter(|c| !c.generated && c.ch.is_some_and(|ch| !ch.is_whitespace()))
+            .collect();
+        let wanted: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let start = chars
+            .windows(wanted.len())
+            .position(|w| {
+                w.iter()
+                    .map(|c| c.ch.unwrap_or(' '))
+                    .eq(wanted.iter().copied())
+            })
+            .unwrap_or_else(|| panic!("{name}: PDFium does not extract {text}"));
+        let run = &chars[start..start + wanted.len()];
+        let raster =
+            pdf_render::raster::rasterize_page(&r.pdf, None, change.page - 1, 4.0).expect("render");
+        // Every glyph has ink, and the different characters have different shapes (ink
+        // size on the render, glyph box in the font): .notdef would give one shape for all.
+        let mut shapes: BTreeMap<char, (usize, usize, i32, i32)> = BTreeMap::new();
+        for c in run {
+            let b = c.advance_box;
+            let bitmap = glyph_bitmap(&raster, [b.x0, b.y0, b.x1, b.y1].map(f64::from));
+            let ch = c.ch.unwrap_or(' ');
+            assert!(!bitmap.is_empty(), "{name}: '{ch}' draws no ink");
+            let tight = c.bbox;
+            let key = (
+                bitmap.len(),
+                bitmap[0].len(),
+                (tight.width() * 10.0).round() as i32,
+                (tight.height() * 10.0).round() as i32,
+            );
+            shapes.entry(ch).or_insert(key);
+        }
+        let distinct: BTreeSet<_> = shapes.values().collect();
+        assert!(
+            distinct.len() * 4 > shapes.len() * 3,
+            "{name}: {} characters render in only {} shapes: {shapes:?}",
+            shapes.len(),
+            distinct.len()
+        );
+        eprintln!(
+            "{name}: {text} in {} ({}), {} characters in {} shapes",
+            change.font_used,
+            change.font_source,
+            shapes.len(),
+            distinct.len()
+        );
     }
 }
