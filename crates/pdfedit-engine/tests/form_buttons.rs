@@ -338,3 +338,32 @@ fn flatten_skipped_names_the_fields_left_live() {
     let live = fill(&pdf, &[("agree", FieldInput::Bool(true))], false);
     assert!(live.flatten_skipped.is_empty());
 }
+
+#[test]
+fn a_refused_radio_value_leaves_the_group_without_drawn_states() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let pdf = build();
+    let r = fill(
+        &pdf,
+        &[
+            ("agree", FieldInput::Bool(true)),
+            ("color", FieldInput::Text("purple".into())),
+        ],
+        false,
+    );
+    assert_eq!(r.failed.len(), 1, "{:?}", r.failed);
+    assert_eq!(r.failed[0].reason, "value_not_accepted");
+    assert_eq!(r.changes.len(), 1);
+    let doc = Document::load_mem(&r.pdf).expect("load");
+    let page = doc.get_pages()[&1];
+    let with_ap = doc
+        .get_page_annotations(page)
+        .expect("annots")
+        .iter()
+        .filter(|a| a.has(b"AP"))
+        .count();
+    // Only the checkbox got an appearance.
+    assert_eq!(with_ap, 2, "agree, and cross's own /Off");
+}

@@ -296,12 +296,20 @@ fn fill(
     policy: FontPolicy,
 ) -> Result<Filled, (&'static str, String)> {
     let da = parse_da(field.da.as_deref());
+    let mut undo: Option<(u32, Vec<(ObjectId, lopdf::Object)>)> = None;
     if matches!(field.kind, Kind::Checkbox | Kind::Radio)
         && field
             .widgets
             .iter()
             .all(|w| tree::on_states(doc, *w).is_empty())
     {
+        // Undone when the value is refused.
+        let saved = field
+            .widgets
+            .iter()
+            .filter_map(|w| Some((*w, doc.get_object(*w).ok()?.clone())))
+            .collect();
+        undo = Some((doc.max_id, saved));
         // No widget has an "on" look: each gets one (a checkbox's state is `Yes`; radio
         // button i's is `i`, its export value the group's /Opt entry i when there is one).
         let radio = field.kind == Kind::Radio;
@@ -311,7 +319,17 @@ fn fill(
                 .map_err(|m| ("unsupported_layout", m))?;
         }
     }
-    let planned = value::plan(doc, field, input)?;
+    let planned = match value::plan(doc, field, input) {
+        Ok(p) => p,
+        Err(refusal) => {
+            if let Some((max_id, saved)) = undo {
+                doc.objects.retain(|id, _| id.0 <= max_id);
+                doc.max_id = max_id;
+                doc.objects.extend(saved);
+            }
+            return Err(refusal);
+        }
+    };
     let (shown, layout) = match &planned {
         Planned::State(_) => {
             value::write(doc, field, &planned).map_err(|m| ("engine_error", m))?;
