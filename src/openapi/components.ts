@@ -151,6 +151,11 @@ const BatchRecord = Type.Object(
     unmatched: Type.Array(Type.Object({})),
     failed: Type.Array(Type.Object({})),
     warnings: Type.Array(Type.Any()),
+    flatten_skipped: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Form flatten: the fields left live (warning flatten_skipped).',
+      }),
+    ),
     error: Type.Optional(
       Type.Object(
         { code: Type.String(), message: Type.String(), hint: Type.String() },

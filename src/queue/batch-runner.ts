@@ -69,6 +69,8 @@ interface RecordEntry {
   unmatched: unknown[];
   failed: unknown[];
   warnings: unknown[];
+  /** Form flatten: the fields left live (named by the warning flatten_skipped). */
+  flatten_skipped?: string[];
   error?: { code: string; message: string; hint: string };
   /** Billing units of this record (summed into the one charge of the job). */
   pages: number;
@@ -150,6 +152,7 @@ async function runRecord(
       unmatched: b.unmatched,
       failed: b.failed,
       warnings: b.warnings,
+      ...(b.flatten_skipped ? { flatten_skipped: b.flatten_skipped } : {}),
       pages: outcome.pagesBilled,
     };
   } catch (err) {

@@ -12,6 +12,32 @@ const LIBRE = 'form-libreoffice-writer-needappearances.pdf';
 /** Acrobat form with every widget kind and emoji field names. */
 const FANCY = 'form-fancy-fields-acrobat-dc.pdf';
 
+/** A one-page form built here: `name` (empty) and `note`, valued in Phoenician (no font draws it) without an appearance. */
+const SKIP = 'built-flatten-skipped.pdf';
+
+function skippedFormPdf(): Buffer {
+  const widget = '/Type /Annot /Subtype /Widget /F 4 /P 3 0 R /FT /Tx /DA (/Helv 10 Tf 0 g)';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 5 0 R] /DA (/Helv 0 Tf 0 g) >> >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R 5 0 R] /Contents 6 0 R >>',
+    `<< ${widget} /T (name) /Rect [100 400 300 420] >>`,
+    `<< ${widget} /T (note) /Rect [100 300 300 320] /V <FEFFD802DD00D802DD01> >>`,
+    '<< /Length 0 >>\nstream\n\nendstream',
+  ];
+  let out = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
 interface Field {
   name: string;
   type: string;
@@ -29,8 +55,13 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op form', 
   beforeAll(async () => {
     t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
     key = await t.newKey();
-    files = await serveFiles({ [LIBRE]: corpusPath(LIBRE), [FANCY]: corpusPath(FANCY) });
     tmp = mkdtempSync(path.join(tmpdir(), 'pdfedit-form-'));
+    writeFileSync(path.join(tmp, SKIP), skippedFormPdf());
+    files = await serveFiles({
+      [LIBRE]: corpusPath(LIBRE),
+      [FANCY]: corpusPath(FANCY),
+      [SKIP]: path.join(tmp, SKIP),
+    });
   });
   afterAll(async () => {
     rmSync(tmp, { recursive: true, force: true });
@@ -121,6 +152,18 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op form', 
     expect(text).toContain('Ελένη');
     expect(text).toContain('Bob'); // a value set before, without an appearance, is burnt in too
     expect(await fieldsOf({ file_id: body.output.file_id })).toEqual([]);
+    expect(body.flatten_skipped).toBeUndefined();
+  });
+
+  it('flatten_skipped names the fields left live', async () => {
+    const res = await edit(source(SKIP), [{ op: 'form', fields: { name: 'Ada' }, flatten: true }]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.warnings).toContain('flatten_skipped');
+    expect(body.flatten_skipped).toEqual(['note']);
+    expect(textOf(await download(body.output.url))).toContain('Ada');
+    const left = await fieldsOf({ file_id: body.output.file_id });
+    expect(left.map((f) => f.name)).toEqual(['note']);
   });
 
   it('lists unknown names and refused values in failed[] and applies the rest', async () => {
