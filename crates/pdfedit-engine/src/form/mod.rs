@@ -296,7 +296,7 @@ fn fill(
     policy: FontPolicy,
 ) -> Result<Filled, (&'static str, String)> {
     let da = parse_da(field.da.as_deref());
-    let mut undo: Option<(u32, Vec<(ObjectId, lopdf::Object)>)> = None;
+    let mut undo: Option<Undo> = None;
     if matches!(field.kind, Kind::Checkbox | Kind::Radio)
         && field
             .widgets
@@ -313,20 +313,19 @@ fn fill(
         // No widget has an "on" look: each gets one (a checkbox's state is `Yes`; radio
         // button i's is `i`, its export value the group's /Opt entry i when there is one).
         let radio = field.kind == Kind::Radio;
-        for (i, w) in field.widgets.iter().enumerate() {
+        let drawn = field.widgets.iter().enumerate().try_for_each(|(i, w)| {
             let state = if radio { i.to_string() } else { "Yes".into() };
             write_button_appearance(doc, *w, state.as_bytes(), radio, &da)
-                .map_err(|m| ("unsupported_layout", m))?;
+        });
+        if let Err(m) = drawn {
+            restore(doc, undo);
+            return Err(("unsupported_layout", m));
         }
     }
     let planned = match value::plan(doc, field, input) {
         Ok(p) => p,
         Err(refusal) => {
-            if let Some((max_id, saved)) = undo {
-                doc.objects.retain(|id, _| id.0 <= max_id);
-                doc.max_id = max_id;
-                doc.objects.extend(saved);
-            }
+            restore(doc, undo);
             return Err(refusal);
         }
     };
@@ -392,6 +391,20 @@ fn fill(
             .map_err(|m| ("unsupported_layout", m))?;
     }
     Ok((planned, picked.source, picked.name.clone(), picked.warning))
+}
+
+/// What drawing button states changed: the highest object id before, and the widgets as
+/// they were.
+type Undo = (u32, Vec<(ObjectId, lopdf::Object)>);
+
+/// Puts the widgets back and drops the objects added since (a refused value leaves no
+/// trace).
+fn restore(doc: &mut Document, undo: Option<Undo>) {
+    if let Some((max_id, saved)) = undo {
+        doc.objects.retain(|id, _| id.0 <= max_id);
+        doc.max_id = max_id;
+        doc.objects.extend(saved);
+    }
 }
 
 /// An XFA form would be shown instead of the AcroForm by XFA viewers, with the old values:
