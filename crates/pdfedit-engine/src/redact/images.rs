@@ -206,6 +206,16 @@ fn pixel_rect(ctm: &Matrix, width: u32, height: u32, area: [f64; 4]) -> Option<P
     })
 }
 
+/// Whether one pixel of the image is as tall or as wide as the box's text: such an image
+/// (a 1×1 colour stretched over the page, a gradient strip) cannot show the redacted
+/// glyphs, and zeroing its pixel would blank far more than the box.
+fn too_coarse(ctm: &Matrix, width: u32, height: u32, b: [f64; 4]) -> bool {
+    let text = (b[2] - b[0]).abs().min((b[3] - b[1]).abs());
+    let px_w = ctm[0].hypot(ctm[1]) / f64::from(width);
+    let px_h = ctm[2].hypot(ctm[3]) / f64::from(height);
+    px_w >= text || px_h >= text
+}
+
 /// The user-space area of a pixel rectangle of an image drawn with `ctm`.
 fn rect_area(ctm: &Matrix, width: u32, height: u32, r: PixelRect) -> [f64; 4] {
     let (w, h) = (f64::from(width), f64::from(height));
@@ -264,24 +274,22 @@ pub(crate) fn mask_under(
             .clone();
         let (w, h) = dims(&original)
             .ok_or_else(|| unsupported(format!("image {} {} has no usable size", id.0, id.1)))?;
-        let mut rects = Vec::new();
-        let mut areas = Vec::new();
-        for ctm in &ctms {
-            for b in boxes {
-                if let Some(r) = pixel_rect(ctm, w, h, *b) {
-                    rects.push(r);
-                    areas.push(rect_area(ctm, w, h, r));
-                }
-            }
+        let (rects, mut areas) = rects_under(&ctms, w, h, boxes);
+        let mut copy = if rects.is_empty() {
+            original.clone()
+        } else {
+            mask_stream(doc, &original, &rects)
+                .map_err(|m| unsupported(format!("image {} {}: {m}", id.0, id.1)))?
+        };
+        let mut parts = Vec::new();
+        if !rects.is_empty() {
+            parts.push(format!("{w}x{h} px, pixels {}", describe(&rects)));
         }
-        if rects.is_empty() {
-            continue;
-        }
-        let mut copy = mask_stream(doc, &original, &rects)
-            .map_err(|m| unsupported(format!("image {} {}: {m}", id.0, id.1)))?;
-        // The soft mask and an explicit stencil mask carry the same shapes: masked too.
+        // The soft mask and an explicit stencil mask carry shapes of their own (in an
+        // MRC scan the text is a 1×1 colour through a fine mask): masked at their own
+        // resolution.
         for key in [b"SMask".as_slice(), b"Mask".as_slice()] {
-            let Ok(mask_id) = copy.dict.get(key).and_then(Object::as_reference) else {
+            let Ok(mask_id) = original.dict.get(key).and_then(Object::as_reference) else {
                 continue;
             };
             let Ok(mask) = doc.get_object(mask_id).and_then(Object::as_stream).cloned() else {
@@ -290,8 +298,11 @@ pub(crate) fn mask_under(
             let Some((mw, mh)) = dims(&mask) else {
                 continue;
             };
-            let scaled: Vec<PixelRect> = rects.iter().map(|r| r.scaled(w, h, mw, mh)).collect();
-            let masked = mask_stream(doc, &mask, &scaled).map_err(|m| {
+            let (mrects, mareas) = rects_under(&ctms, mw, mh, boxes);
+            if mrects.is_empty() {
+                continue;
+            }
+            let masked = mask_stream(doc, &mask, &mrects).map_err(|m| {
                 unsupported(format!(
                     "mask {} {} of image {} {}: {m}",
                     mask_id.0, mask_id.1, id.0, id.1
@@ -299,28 +310,64 @@ pub(crate) fn mask_under(
             })?;
             let new_mask = doc.add_object(masked);
             copy.dict.set(key.to_vec(), Object::Reference(new_mask));
+            areas.extend(mareas);
+            parts.push(format!(
+                "/{} {}x{mh} px, pixels {}",
+                String::from_utf8_lossy(key),
+                mw,
+                describe(&mrects)
+            ));
+        }
+        if parts.is_empty() {
+            continue;
         }
         let new_id = doc.add_object(copy);
         let xobjects = page_subdict_mut(doc, page_id, b"XObject").map_err(unsupported)?;
         xobjects.set(name.clone(), Object::Reference(new_id));
-        let px: Vec<String> = rects
-            .iter()
-            .map(|r| format!("{},{}-{},{}", r.x0, r.y0, r.x1, r.y1))
-            .collect();
         out.push(Masked {
             location: format!(
-                "image /{} (object {} {}, {}x{} px), pixels {}",
+                "image /{} (object {} {}): {}",
                 String::from_utf8_lossy(&name),
                 id.0,
                 id.1,
-                w,
-                h,
-                px.join("; ")
+                parts.join("; ")
             ),
             areas_user: areas,
         });
     }
     Ok(out)
+}
+
+/// The pixel rectangles of a `w`×`h` image (drawn with each of `ctms`) under `boxes`,
+/// and their user-space areas; none where the image is too coarse to show the text.
+fn rects_under(
+    ctms: &[Matrix],
+    w: u32,
+    h: u32,
+    boxes: &[[f64; 4]],
+) -> (Vec<PixelRect>, Vec<[f64; 4]>) {
+    let mut rects = Vec::new();
+    let mut areas = Vec::new();
+    for ctm in ctms {
+        for b in boxes {
+            if too_coarse(ctm, w, h, *b) {
+                continue;
+            }
+            if let Some(r) = pixel_rect(ctm, w, h, *b) {
+                rects.push(r);
+                areas.push(rect_area(ctm, w, h, r));
+            }
+        }
+    }
+    (rects, areas)
+}
+
+fn describe(rects: &[PixelRect]) -> String {
+    rects
+        .iter()
+        .map(|r| format!("{},{}-{},{}", r.x0, r.y0, r.x1, r.y1))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]

@@ -184,6 +184,7 @@ fn verify_and_commit(
     let mut changes = Vec::new();
     let mut removals = Vec::new();
     let mut collateral = 0;
+    let mut where_changed = Vec::new();
     let mut renders = Vec::new();
     for plan in &plans {
         let before = match run.renders.remove(&plan.page) {
@@ -201,8 +202,18 @@ fn verify_and_commit(
         for img in &plan.images {
             areas.extend(img.areas_user.iter().map(|a| plan.geom.display_box(*a)));
         }
+        areas.extend(removed_ink(&run.current, plan, &run.models)?);
         let report = verify::compare(&before, &after, &areas)?;
         collateral += report.changed_pixels_outside;
+        if let Some(b) = report
+            .bbox_of_changes
+            .filter(|_| report.changed_pixels_outside > 0)
+        {
+            where_changed.push(format!(
+                "page {} around [{:.0}, {:.0}, {:.0}, {:.0}]",
+                plan.page, b[0], b[1], b[2], b[3]
+            ));
+        }
         for (mi, b) in &plan.boxes {
             let area = plan.geom.display_box(*b);
             let (before_png, after_png) = verify::previews(&before, &after, area);
@@ -241,7 +252,10 @@ fn verify_and_commit(
         run.fail(
             edit,
             "collateral_change",
-            format!("{collateral} pixels changed outside the redacted areas; rolled back"),
+            format!(
+                "{collateral} pixels changed outside the redacted areas ({}); rolled back",
+                where_changed.join(", ")
+            ),
         );
         return Ok(());
     }
@@ -257,6 +271,49 @@ fn verify_and_commit(
     run.result.changes.extend(changes);
     run.result.removed.extend(removals);
     Ok(())
+}
+
+/// The ink of the removed glyphs as PDFium drew it before (tight glyph boxes, top-left
+/// points): a descender or accent may reach past the font's ascent/descent box, and the
+/// ink that vanished with its glyph is not collateral. Each removed glyph is paired with
+/// the PDFium character drawn from the same origin.
+fn removed_ink(
+    before: &[u8],
+    plan: &PagePlan,
+    models: &std::collections::HashMap<u32, crate::edit::find::PageModel>,
+) -> Result<Vec<[f64; 4]>, Error> {
+    let Some(model) = models.get(&plan.page) else {
+        return Ok(Vec::new());
+    };
+    let doc = pdf_render::Document::open(before, None)?;
+    let chars = doc.page_chars(plan.page - 1)?;
+    let mut out = Vec::new();
+    for (mi, _) in &plan.boxes {
+        for &g in &plan.matches[*mi].glyphs {
+            let gl = &model.glyphs.glyphs[g];
+            let o = plan
+                .geom
+                .display_box([gl.trm[4], gl.trm[5], gl.trm[4], gl.trm[5]]);
+            let tol = (0.1 * gl.font_size.abs()).clamp(0.3, 2.0);
+            let found = chars.iter().find(|c| {
+                !c.generated
+                    && (f64::from(c.origin.0) - o[0]).abs() < tol
+                    && (f64::from(c.origin.1) - o[1]).abs() < tol
+            });
+            if let Some(c) = found {
+                let b = c.bbox;
+                if b.x1 > b.x0 && b.y1 > b.y0 {
+                    out.push([
+                        f64::from(b.x0),
+                        f64::from(b.y0),
+                        f64::from(b.x1),
+                        f64::from(b.y1),
+                    ]);
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Occurrences broken over lines, on the pages in scope. Scopes that pick single
