@@ -145,9 +145,11 @@ fn judge(
         );
     }
     let mut lost = words(&before);
+    // Each redacted occurrence takes its words: the page-text changes, or every
+    // occurrence the text held before (some live in annotations and are in removed[]).
+    let occurrences = squash(&before).matches(&squash(phrase)).count() as i64;
     for w in words(phrase).keys() {
-        // Each redacted occurrence takes its words.
-        let n = r.changes.len() as i64;
+        let n = (r.changes.len() as i64).max(occurrences);
         if let Some(c) = lost.get_mut(w) {
             *c -= n;
         }

@@ -3,7 +3,7 @@
 //! copy of each image (the page is pointed at the copy, so other users of a shared image
 //! keep theirs).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use pdf_content::interp::matrix::{multiply, transform_rect, Matrix, IDENTITY};
@@ -26,8 +26,8 @@ pub(crate) struct Placement {
     pub name: Vec<u8>,
     /// CTM when drawn: maps the unit square onto the page (user space).
     pub ctm: Matrix,
-    /// The Form XObject that draws it, when not the page itself.
-    pub in_form: Option<ObjectId>,
+    /// The Form XObjects that draw it, outermost first: (resource name, form object).
+    pub forms: Vec<(Vec<u8>, ObjectId)>,
 }
 
 impl Placement {
@@ -57,10 +57,11 @@ pub(crate) fn placements(doc: &Document, model: &PageModel) -> Vec<Placement> {
         out: &mut out,
         stack: Vec::new(),
         ctm: IDENTITY,
+        forms: Vec::new(),
     };
     for cs in &model.glyphs.streams {
         if let StreamId::PageContent { .. } = cs.id {
-            walker.walk(&cs.ops, &page_res, None, 0);
+            walker.walk(&cs.ops, &page_res, 0);
         }
     }
     out
@@ -72,10 +73,11 @@ struct Walker<'a, 'o> {
     out: &'o mut Vec<Placement>,
     stack: Vec<Matrix>,
     ctm: Matrix,
+    forms: Vec<(Vec<u8>, ObjectId)>,
 }
 
 impl Walker<'_, '_> {
-    fn walk(&mut self, ops: &[Op], res: &Dictionary, form: Option<ObjectId>, depth: usize) {
+    fn walk(&mut self, ops: &[Op], res: &Dictionary, depth: usize) {
         for op in ops {
             match &op.kind {
                 OpKind::Save => self.stack.push(self.ctm),
@@ -85,15 +87,15 @@ impl Walker<'_, '_> {
                     image: None,
                     name: b"(inline)".to_vec(),
                     ctm: self.ctm,
-                    in_form: form,
+                    forms: self.forms.clone(),
                 }),
-                OpKind::XObject(name) => self.xobject(name, res, form, depth),
+                OpKind::XObject(name) => self.xobject(name, res, depth),
                 _ => {}
             }
         }
     }
 
-    fn xobject(&mut self, name: &[u8], res: &Dictionary, form: Option<ObjectId>, depth: usize) {
+    fn xobject(&mut self, name: &[u8], res: &Dictionary, depth: usize) {
         let doc = self.doc;
         let Some(id) = res
             .get(b"XObject")
@@ -113,7 +115,7 @@ impl Walker<'_, '_> {
                 image: Some(id),
                 name: name.to_vec(),
                 ctm: self.ctm,
-                in_form: form,
+                forms: self.forms.clone(),
             }),
             Ok(b"Form") if depth < MAX_DEPTH => {
                 let parsed;
@@ -150,7 +152,9 @@ impl Walker<'_, '_> {
                     .unwrap_or_else(|| res.clone());
                 let saved = (self.ctm, self.stack.len());
                 self.ctm = multiply(&matrix, &self.ctm);
-                self.walk(ops, &inner_res, Some(id), depth + 1);
+                self.forms.push((name.to_vec(), id));
+                self.walk(ops, &inner_res, depth + 1);
+                self.forms.pop();
                 self.ctm = saved.0;
                 self.stack.truncate(saved.1);
             }
@@ -245,28 +249,24 @@ pub(crate) fn mask_under(
     boxes: &[[f64; 4]],
 ) -> Result<Vec<Masked>, Refusal> {
     let unsupported = |m: String| ("image_unsupported", m);
-    // Per resource name: the image and the CTMs it is drawn with under a box.
-    let mut hit: BTreeMap<Vec<u8>, (ObjectId, Vec<Matrix>)> = BTreeMap::new();
+    // Per (forms, resource name): the image and the CTMs it is drawn with under a box.
+    type Key = (Vec<(Vec<u8>, ObjectId)>, Vec<u8>);
+    let mut hit: BTreeMap<Key, (ObjectId, Vec<Matrix>)> = BTreeMap::new();
     for p in placements.iter().filter(|p| covered(p, boxes)) {
         let Some(id) = p.image else {
             return Err(unsupported(
                 "an inline image lies under the redaction; inline images are not masked yet".into(),
             ));
         };
-        if let Some(form) = p.in_form {
-            return Err(unsupported(format!(
-                "an image drawn inside form XObject {} {} lies under the redaction; \
-                 images inside forms are not masked yet",
-                form.0, form.1
-            )));
-        }
-        hit.entry(p.name.clone())
+        hit.entry((p.forms.clone(), p.name.clone()))
             .or_insert((id, Vec::new()))
             .1
             .push(p.ctm);
     }
+    // Forms copied for this page (original → copy): other users keep the original.
+    let mut copies: HashMap<ObjectId, ObjectId> = HashMap::new();
     let mut out = Vec::new();
-    for (name, (id, ctms)) in hit {
+    for ((forms, name), (id, ctms)) in hit {
         let original = doc
             .get_object(id)
             .and_then(Object::as_stream)
@@ -322,11 +322,21 @@ pub(crate) fn mask_under(
             continue;
         }
         let new_id = doc.add_object(copy);
-        let xobjects = page_subdict_mut(doc, page_id, b"XObject").map_err(unsupported)?;
-        xobjects.set(name.clone(), Object::Reference(new_id));
+        set_xobject(doc, page_id, &forms, &name, new_id, &mut copies).map_err(unsupported)?;
+        let path: String = forms
+            .iter()
+            .map(|(n, f)| {
+                format!(
+                    "form /{} (object {} {}) > ",
+                    String::from_utf8_lossy(n),
+                    f.0,
+                    f.1
+                )
+            })
+            .collect();
         out.push(Masked {
             location: format!(
-                "image /{} (object {} {}): {}",
+                "{path}image /{} (object {} {}): {}",
                 String::from_utf8_lossy(&name),
                 id.0,
                 id.1,
@@ -336,6 +346,70 @@ pub(crate) fn mask_under(
         });
     }
     Ok(out)
+}
+
+/// Points resource `name` of the innermost of `forms` (of the page when there are none)
+/// at `target`. A form is changed in a copy made for this page (once per form), and the
+/// copy is pointed at by its parent in the same way, up to the page.
+fn set_xobject(
+    doc: &mut Document,
+    page_id: ObjectId,
+    forms: &[(Vec<u8>, ObjectId)],
+    name: &[u8],
+    target: ObjectId,
+    copies: &mut HashMap<ObjectId, ObjectId>,
+) -> Result<(), String> {
+    let Some(((form_name, form_id), outer)) = forms.split_last() else {
+        let xobjects = page_subdict_mut(doc, page_id, b"XObject")?;
+        xobjects.set(name.to_vec(), Object::Reference(target));
+        return Ok(());
+    };
+    let copy_id = match copies.get(form_id) {
+        Some(&c) => c,
+        None => {
+            let mut form = doc
+                .get_object(*form_id)
+                .and_then(Object::as_stream)
+                .map_err(|e| e.to_string())?
+                .clone();
+            // Resources and their /XObject become direct in the copy.
+            let res = form
+                .dict
+                .get(b"Resources")
+                .ok()
+                .and_then(|r| doc.dereference(r).ok())
+                .and_then(|(_, r)| r.as_dict().ok().cloned())
+                .ok_or_else(|| {
+                    format!(
+                        "form XObject {} {} has no resources of its own",
+                        form_id.0, form_id.1
+                    )
+                })?;
+            let mut res = res;
+            let xobjects = res
+                .get(b"XObject")
+                .ok()
+                .and_then(|x| doc.dereference(x).ok())
+                .and_then(|(_, x)| x.as_dict().ok().cloned())
+                .unwrap_or_default();
+            res.set("XObject", Object::Dictionary(xobjects));
+            form.dict.set("Resources", Object::Dictionary(res));
+            let c = doc.add_object(form);
+            copies.insert(*form_id, c);
+            set_xobject(doc, page_id, outer, form_name, c, copies)?;
+            c
+        }
+    };
+    doc.get_object_mut(copy_id)
+        .and_then(Object::as_stream_mut)
+        .ok()
+        .and_then(|f| f.dict.get_mut(b"Resources").ok())
+        .and_then(|r| r.as_dict_mut().ok())
+        .and_then(|r| r.get_mut(b"XObject").ok())
+        .and_then(|x| x.as_dict_mut().ok())
+        .ok_or("the copied form has no /XObject resources")?
+        .set(name.to_vec(), Object::Reference(target));
+    Ok(())
 }
 
 /// The pixel rectangles of a `w`×`h` image (drawn with each of `ctms`) under `boxes`,
