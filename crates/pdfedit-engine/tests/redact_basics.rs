@@ -1,5 +1,6 @@
 //! Redaction on documents built here with lopdf: glyphs gone with neighbours intact,
-//! image pixels under the box zeroed (the rest unchanged), the string removed from
+//! image pixels under the box zeroed (the rest unchanged; images drawn by a shared form
+//! and inline images too), the string removed from
 //! metadata, XMP, annotations and outlines and each removal reported, scanned words and
 //! images we cannot re-encode refused (fail closed).
 
@@ -536,4 +537,99 @@ fn an_image_inside_a_shared_form_is_masked_in_a_copy_for_the_page() {
     }
     assert!(zeroed > 0);
     assert!(!pdftotext(&r.pdf).unwrap_or_default().contains("Secret"));
+}
+
+#[test]
+fn an_inline_image_under_the_box_becomes_a_masked_image_xobject() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let before = image_pixels();
+    let hex: String = before.iter().map(|b| format!("{b:02x}")).collect();
+    let content = format!(
+        "q 200 0 0 30 72 690 cm\nBI /W {IMG_W} /H {IMG_H} /CS /RGB /BPC 8 /F /AHx ID\n{hex}>\nEI Q\n\
+         BT /F1 12 Tf 72 700 Td (Alpha SecretBeta gamma) Tj ET\n\
+         BT /F1 12 Tf 72 600 Td (Another line stays) Tj ET\n"
+    );
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+        "Encoding" => "WinAnsiEncoding",
+    });
+    let contents = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages_id,
+        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
+        "Contents" => contents,
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages", "Kids" => vec![Object::Reference(page)], "Count" => 1,
+        }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut pdf = Vec::new();
+    doc.save_to(&mut pdf).unwrap();
+
+    let r = redact(&pdf, "Secret");
+    assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
+    assert!(r.changes[0].verified);
+    assert!(
+        r.removed
+            .iter()
+            .any(|x| x.kind == "image" && x.location.starts_with("inline image")),
+        "{:?}",
+        r.removed
+    );
+    let out = Document::load_mem(&r.pdf).unwrap();
+    let page = *out.get_pages().get(&1).unwrap();
+    let content = out.get_page_content(page);
+    let content = String::from_utf8_lossy(&content);
+    assert!(
+        content.contains("/RdIm1 Do") && !content.contains("BI"),
+        "the inline image is drawn as an XObject instead: {content}"
+    );
+    let res = out
+        .dereference(out.get_dictionary(page).unwrap().get(b"Resources").unwrap())
+        .unwrap()
+        .1
+        .as_dict()
+        .unwrap();
+    let xobjects = out
+        .dereference(res.get(b"XObject").unwrap())
+        .unwrap()
+        .1
+        .as_dict()
+        .unwrap();
+    let id = xobjects.get(b"RdIm1").unwrap().as_reference().unwrap();
+    let after = out
+        .get_object(id)
+        .unwrap()
+        .as_stream()
+        .unwrap()
+        .decompressed_content()
+        .unwrap();
+    let c = &r.changes[0];
+    let ub = [c.bbox[0], 792.0 - c.bbox[3], c.bbox[2], 792.0 - c.bbox[1]];
+    let mut zeroed = 0;
+    for y in 0..IMG_H as usize {
+        for x in 0..IMG_W as usize {
+            let i = (y * IMG_W as usize + x) * 3;
+            let (px0, py1) = (72.0 + 2.0 * x as f64, 720.0 - 2.0 * y as f64);
+            let touches = px0 + 2.0 > ub[0] && px0 < ub[2] && py1 > ub[1] && py1 - 2.0 < ub[3];
+            if touches {
+                assert_eq!(&after[i..i + 3], &[0, 0, 0], "pixel {x},{y} under the box");
+                zeroed += 1;
+            } else {
+                assert_eq!(&after[i..i + 3], &before[i..i + 3], "pixel {x},{y} changed");
+            }
+        }
+    }
+    assert!(zeroed > 0);
+    let text = pdftotext(&r.pdf).unwrap_or_default();
+    assert!(!text.contains("Secret") && text.contains("Another line stays"));
 }

@@ -7,12 +7,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use pdf_content::interp::matrix::{multiply, transform_rect, Matrix, IDENTITY};
-use pdf_content::{parse, Op, OpKind, StreamId};
+use pdf_content::{parse, Op, OpKind, StreamId, Value};
 
 use super::pixels::{mask_stream, PixelRect};
 use super::Refusal;
 use crate::edit::find::PageModel;
-use crate::edit::streams::{page_subdict_mut, resources};
+use crate::edit::streams::{page_subdict_mut, resources, write_stream};
 
 /// Deepest form nesting followed when looking for images.
 const MAX_DEPTH: usize = 12;
@@ -28,6 +28,8 @@ pub(crate) struct Placement {
     pub ctm: Matrix,
     /// The Form XObjects that draw it, outermost first: (resource name, form object).
     pub forms: Vec<(Vec<u8>, ObjectId)>,
+    /// An inline image's stream and op index.
+    pub inline: Option<(StreamId, usize)>,
 }
 
 impl Placement {
@@ -61,7 +63,7 @@ pub(crate) fn placements(doc: &Document, model: &PageModel) -> Vec<Placement> {
     };
     for cs in &model.glyphs.streams {
         if let StreamId::PageContent { .. } = cs.id {
-            walker.walk(&cs.ops, &page_res, 0);
+            walker.walk(&cs.ops, &page_res, Some(cs.id), 0);
         }
     }
     out
@@ -77,8 +79,8 @@ struct Walker<'a, 'o> {
 }
 
 impl Walker<'_, '_> {
-    fn walk(&mut self, ops: &[Op], res: &Dictionary, depth: usize) {
-        for op in ops {
+    fn walk(&mut self, ops: &[Op], res: &Dictionary, sid: Option<StreamId>, depth: usize) {
+        for (i, op) in ops.iter().enumerate() {
             match &op.kind {
                 OpKind::Save => self.stack.push(self.ctm),
                 OpKind::Restore => self.ctm = self.stack.pop().unwrap_or(self.ctm),
@@ -88,6 +90,7 @@ impl Walker<'_, '_> {
                     name: b"(inline)".to_vec(),
                     ctm: self.ctm,
                     forms: self.forms.clone(),
+                    inline: sid.map(|sid| (sid, i)),
                 }),
                 OpKind::XObject(name) => self.xobject(name, res, depth),
                 _ => {}
@@ -116,6 +119,7 @@ impl Walker<'_, '_> {
                 name: name.to_vec(),
                 ctm: self.ctm,
                 forms: self.forms.clone(),
+                inline: None,
             }),
             Ok(b"Form") if depth < MAX_DEPTH => {
                 let parsed;
@@ -153,7 +157,7 @@ impl Walker<'_, '_> {
                 let saved = (self.ctm, self.stack.len());
                 self.ctm = multiply(&matrix, &self.ctm);
                 self.forms.push((name.to_vec(), id));
-                self.walk(ops, &inner_res, depth + 1);
+                self.walk(ops, &inner_res, None, depth + 1);
                 self.forms.pop();
                 self.ctm = saved.0;
                 self.stack.truncate(saved.1);
@@ -242,21 +246,37 @@ fn dims(s: &Stream) -> Option<(u32, u32)> {
 
 /// Masks the pixels under `boxes` in every image the page draws there. A part that
 /// cannot be done refuses the whole redaction (fail closed).
+///
+/// `written` holds the decoded content of page streams the text part already rewrote;
+/// an inline image under a box becomes a masked image XObject drawn in its place.
 pub(crate) fn mask_under(
     doc: &mut Document,
-    page_id: ObjectId,
+    model: &PageModel,
     placements: &[Placement],
     boxes: &[[f64; 4]],
+    written: &[(StreamId, Vec<u8>)],
 ) -> Result<Vec<Masked>, Refusal> {
+    let page_id = model.page_id;
     let unsupported = |m: String| ("image_unsupported", m);
     // Per (forms, resource name): the image and the CTMs it is drawn with under a box.
     type Key = (Vec<(Vec<u8>, ObjectId)>, Vec<u8>);
     let mut hit: BTreeMap<Key, (ObjectId, Vec<Matrix>)> = BTreeMap::new();
+    let mut inline = Vec::new();
     for p in placements.iter().filter(|p| covered(p, boxes)) {
         let Some(id) = p.image else {
-            return Err(unsupported(
-                "an inline image lies under the redaction; inline images are not masked yet".into(),
-            ));
+            match p.inline {
+                Some(at) if p.forms.is_empty() => {
+                    inline.push((at, p.ctm));
+                    continue;
+                }
+                _ => {
+                    return Err(unsupported(
+                        "an inline image inside a form lies under the redaction; \
+                         it is not masked yet"
+                            .into(),
+                    ))
+                }
+            }
         };
         hit.entry((p.forms.clone(), p.name.clone()))
             .or_insert((id, Vec::new()))
@@ -265,7 +285,7 @@ pub(crate) fn mask_under(
     }
     // Forms copied for this page (original → copy): other users keep the original.
     let mut copies: HashMap<ObjectId, ObjectId> = HashMap::new();
-    let mut out = Vec::new();
+    let mut out = inline_images(doc, model, &inline, boxes, written)?;
     for ((forms, name), (id, ctms)) in hit {
         let original = doc
             .get_object(id)
@@ -348,6 +368,199 @@ pub(crate) fn mask_under(
     Ok(out)
 }
 
+/// Inline images (by stream and op index) under `boxes`: each is decoded, masked and
+/// drawn instead as an image XObject of the page (`/RdImN Do` in place of `BI … EI`).
+fn inline_images(
+    doc: &mut Document,
+    model: &PageModel,
+    inline: &[((StreamId, usize), Matrix)],
+    boxes: &[[f64; 4]],
+    written: &[(StreamId, Vec<u8>)],
+) -> Result<Vec<Masked>, Refusal> {
+    let unsupported = |m: String| ("image_unsupported", m);
+    let mut out = Vec::new();
+    let mut patches: BTreeMap<StreamId, Vec<(std::ops::Range<usize>, Vec<u8>)>> = BTreeMap::new();
+    let mut serial = 0;
+    for &((sid, index), ctm) in inline {
+        let cs = model
+            .glyphs
+            .stream(sid)
+            .ok_or_else(|| unsupported("the inline image's stream is gone".into()))?;
+        let op = &cs.ops[index];
+        let OpKind::InlineImage { data } = &op.kind else {
+            continue;
+        };
+        let image = inline_stream(doc, model.page_id, op, &cs.bytes[data.clone()])
+            .map_err(|m| unsupported(format!("an inline image: {m}")))?;
+        let (w, h) =
+            dims(&image).ok_or_else(|| unsupported("an inline image has no usable size".into()))?;
+        let (rects, areas) = rects_under(&[ctm], w, h, boxes);
+        if rects.is_empty() {
+            continue;
+        }
+        let masked = mask_stream(doc, &image, &rects)
+            .map_err(|m| unsupported(format!("an inline image: {m}")))?;
+        let new_id = doc.add_object(masked);
+        let name = loop {
+            serial += 1;
+            let n = format!("RdIm{serial}").into_bytes();
+            let taken = resources(doc, model.page_id)
+                .and_then(|r| r.get(b"XObject").ok())
+                .and_then(|x| doc.dereference(x).ok())
+                .and_then(|(_, x)| x.as_dict().ok())
+                .is_some_and(|x| x.has(&n));
+            if !taken {
+                break n;
+            }
+        };
+        page_subdict_mut(doc, model.page_id, b"XObject")
+            .map_err(unsupported)?
+            .set(name.clone(), Object::Reference(new_id));
+        // The op's place in the stream as it is now (the text part may have rewritten
+        // it: the k-th inline image is still the k-th).
+        let k = cs.ops[..index]
+            .iter()
+            .filter(|o| matches!(o.kind, OpKind::InlineImage { .. }))
+            .count();
+        let span = match written.iter().find(|(id, _)| *id == sid) {
+            Some((_, bytes)) => parse(bytes)
+                .into_iter()
+                .filter(|o| matches!(o.kind, OpKind::InlineImage { .. }))
+                .nth(k)
+                .map(|o| o.operator_span)
+                .ok_or_else(|| unsupported("the inline image moved".into()))?,
+            None => op.operator_span.clone(),
+        };
+        let mut draw = b"/".to_vec();
+        draw.extend_from_slice(&name);
+        draw.extend_from_slice(b" Do");
+        patches.entry(sid).or_default().push((span, draw));
+        out.push(Masked {
+            location: format!(
+                "inline image (now /{}, object {} {}): {w}x{h} px, pixels {}",
+                String::from_utf8_lossy(&name),
+                new_id.0,
+                new_id.1,
+                describe(&rects)
+            ),
+            areas_user: areas,
+        });
+    }
+    for (sid, edits) in patches {
+        let current = match written.iter().find(|(id, _)| *id == sid) {
+            Some((_, bytes)) => bytes.clone(),
+            None => model
+                .glyphs
+                .stream(sid)
+                .map(|cs| cs.bytes.clone())
+                .unwrap_or_default(),
+        };
+        let bytes = pdf_content::write::patch(&current, &edits)
+            .map_err(|e| unsupported(format!("an inline image: {e}")))?;
+        write_stream(doc, model, sid, &bytes).map_err(unsupported)?;
+    }
+    Ok(out)
+}
+
+/// An inline image as an image XObject stream: abbreviated keys and names expanded, a
+/// named colour space resolved from the page's resources.
+fn inline_stream(
+    doc: &Document,
+    page_id: ObjectId,
+    op: &Op,
+    data: &[u8],
+) -> Result<Stream, String> {
+    let Some(Value::Dict(entries)) = op.operands.first().map(|o| &o.value) else {
+        return Err("no image dictionary".into());
+    };
+    let mut dict = Dictionary::new();
+    dict.set("Type", Object::Name(b"XObject".to_vec()));
+    dict.set("Subtype", Object::Name(b"Image".to_vec()));
+    for (k, v) in entries {
+        let key: &[u8] = match k.as_slice() {
+            b"W" => b"Width",
+            b"H" => b"Height",
+            b"BPC" => b"BitsPerComponent",
+            b"CS" => b"ColorSpace",
+            b"F" => b"Filter",
+            b"DP" => b"DecodeParms",
+            b"D" => b"Decode",
+            b"IM" => b"ImageMask",
+            b"I" => b"Interpolate",
+            other => other,
+        };
+        let mut value = to_object(&v.value, 0);
+        if key == b"Filter" || key == b"ColorSpace" {
+            value = expand_names(value);
+        }
+        if key == b"ColorSpace" {
+            if let Object::Name(n) = &value {
+                if !n.starts_with(b"Device") && n.as_slice() != b"Indexed" {
+                    value = resources(doc, page_id)
+                        .and_then(|r| r.get(b"ColorSpace").ok())
+                        .and_then(|c| doc.dereference(c).ok())
+                        .and_then(|(_, c)| c.as_dict().ok())
+                        .and_then(|c| c.get(n).ok())
+                        .cloned()
+                        .ok_or("its named colour space is not in the page's resources")?;
+                }
+            }
+        }
+        dict.set(key.to_vec(), value);
+    }
+    Ok(Stream::new(dict, data.to_vec()))
+}
+
+/// Abbreviated filter and colour-space names in full (inside arrays too).
+fn expand_names(o: Object) -> Object {
+    match o {
+        Object::Name(n) => {
+            let full: &[u8] = match n.as_slice() {
+                b"AHx" => b"ASCIIHexDecode",
+                b"A85" => b"ASCII85Decode",
+                b"LZW" => b"LZWDecode",
+                b"Fl" => b"FlateDecode",
+                b"RL" => b"RunLengthDecode",
+                b"CCF" => b"CCITTFaxDecode",
+                b"DCT" => b"DCTDecode",
+                b"G" => b"DeviceGray",
+                b"RGB" => b"DeviceRGB",
+                b"CMYK" => b"DeviceCMYK",
+                b"I" => b"Indexed",
+                other => other,
+            };
+            Object::Name(full.to_vec())
+        }
+        Object::Array(a) => Object::Array(a.into_iter().map(expand_names).collect()),
+        other => other,
+    }
+}
+
+/// A content-stream value as a PDF object (nesting bounded).
+fn to_object(v: &Value, depth: usize) -> Object {
+    if depth > 16 {
+        return Object::Null;
+    }
+    match v {
+        Value::Integer(i) => Object::Integer(*i),
+        Value::Real(r) => Object::Real(*r as f32),
+        Value::Bool(b) => Object::Boolean(*b),
+        Value::Null => Object::Null,
+        Value::Name(n) => Object::Name(n.clone()),
+        Value::String(s) => Object::String(s.bytes.clone(), lopdf::StringFormat::Literal),
+        Value::Array(a) => {
+            Object::Array(a.iter().map(|o| to_object(&o.value, depth + 1)).collect())
+        }
+        Value::Dict(d) => {
+            let mut out = Dictionary::new();
+            for (k, o) in d {
+                out.set(k.clone(), to_object(&o.value, depth + 1));
+            }
+            Object::Dictionary(out)
+        }
+    }
+}
+
 /// Points resource `name` of the innermost of `forms` (of the page when there are none)
 /// at `target`. A form is changed in a copy made for this page (once per form), and the
 /// copy is pointed at by its parent in the same way, up to the page.
@@ -364,37 +577,30 @@ fn set_xobject(
         xobjects.set(name.to_vec(), Object::Reference(target));
         return Ok(());
     };
+    // The text part may already have copied a form the page draws directly: that copy
+    // is this page's own and is changed in place.
+    if outer.is_empty() && !copies.contains_key(form_id) {
+        let current = resources(doc, page_id)
+            .and_then(|r| r.get(b"XObject").ok())
+            .and_then(|x| doc.dereference(x).ok())
+            .and_then(|(_, x)| x.as_dict().ok())
+            .and_then(|x| x.get(form_name).ok())
+            .and_then(|o| o.as_reference().ok());
+        if let Some(c) = current.filter(|c| c != form_id) {
+            copies.insert(*form_id, c);
+            own_xobjects(doc, c)?;
+        }
+    }
     let copy_id = match copies.get(form_id) {
         Some(&c) => c,
         None => {
-            let mut form = doc
+            let form = doc
                 .get_object(*form_id)
                 .and_then(Object::as_stream)
                 .map_err(|e| e.to_string())?
                 .clone();
-            // Resources and their /XObject become direct in the copy.
-            let res = form
-                .dict
-                .get(b"Resources")
-                .ok()
-                .and_then(|r| doc.dereference(r).ok())
-                .and_then(|(_, r)| r.as_dict().ok().cloned())
-                .ok_or_else(|| {
-                    format!(
-                        "form XObject {} {} has no resources of its own",
-                        form_id.0, form_id.1
-                    )
-                })?;
-            let mut res = res;
-            let xobjects = res
-                .get(b"XObject")
-                .ok()
-                .and_then(|x| doc.dereference(x).ok())
-                .and_then(|(_, x)| x.as_dict().ok().cloned())
-                .unwrap_or_default();
-            res.set("XObject", Object::Dictionary(xobjects));
-            form.dict.set("Resources", Object::Dictionary(res));
             let c = doc.add_object(form);
+            own_xobjects(doc, c)?;
             copies.insert(*form_id, c);
             set_xobject(doc, page_id, outer, form_name, c, copies)?;
             c
@@ -409,6 +615,34 @@ fn set_xobject(
         .and_then(|x| x.as_dict_mut().ok())
         .ok_or("the copied form has no /XObject resources")?
         .set(name.to_vec(), Object::Reference(target));
+    Ok(())
+}
+
+/// Makes the /Resources and /XObject of form `id` direct dictionaries of its own.
+fn own_xobjects(doc: &mut Document, id: ObjectId) -> Result<(), String> {
+    let form = doc
+        .get_object(id)
+        .and_then(Object::as_stream)
+        .map_err(|e| e.to_string())?;
+    let mut res = form
+        .dict
+        .get(b"Resources")
+        .ok()
+        .and_then(|r| doc.dereference(r).ok())
+        .and_then(|(_, r)| r.as_dict().ok().cloned())
+        .ok_or("the form has no resources of its own")?;
+    let xobjects = res
+        .get(b"XObject")
+        .ok()
+        .and_then(|x| doc.dereference(x).ok())
+        .and_then(|(_, x)| x.as_dict().ok().cloned())
+        .unwrap_or_default();
+    res.set("XObject", Object::Dictionary(xobjects));
+    doc.get_object_mut(id)
+        .and_then(Object::as_stream_mut)
+        .map_err(|e| e.to_string())?
+        .dict
+        .set("Resources", Object::Dictionary(res));
     Ok(())
 }
 

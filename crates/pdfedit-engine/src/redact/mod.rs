@@ -126,7 +126,8 @@ pub(crate) fn apply(
                         .map_err(|e| ("unsupported_layout", e))?;
                 }
                 let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
-                let masked = images::mask_under(&mut run.doc, page_id, &placements, &boxes)?;
+                let masked =
+                    images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
                 content::draw_boxes(&mut run.doc, page_id, &boxes)
                     .map_err(|e| ("engine_error", e))?;
                 Ok((plan.boxes, masked))
