@@ -633,3 +633,54 @@ fn an_inline_image_under_the_box_becomes_a_masked_image_xobject() {
     let text = pdftotext(&r.pdf).unwrap_or_default();
     assert!(!text.contains("Secret") && text.contains("Another line stays"));
 }
+
+#[test]
+fn an_annotation_appearance_keeps_its_other_text() {
+    if !common::init_pdfium() {
+        return;
+    }
+    // A FreeText box whose appearance draws two lines, one with the string.
+    let built = build(None, false);
+    let mut doc = Document::load_mem(&built.pdf).unwrap();
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let ap = doc.add_object(Stream::new(
+        dictionary! {
+            "Type" => "XObject", "Subtype" => "Form",
+            "BBox" => vec![0.into(), 0.into(), 200.into(), 40.into()],
+            "Resources" => dictionary! { "Font" => dictionary! { "Helv" => font } },
+        },
+        b"BT /Helv 10 Tf 2 25 Td (Reviewer: Secret agent) Tj 0 -14 Td [(Keep) -250 (this)] TJ ET"
+            .to_vec(),
+    ));
+    let annot = doc.add_object(dictionary! {
+        "Type" => "Annot", "Subtype" => "FreeText",
+        "Rect" => vec![300.into(), 300.into(), 500.into(), 340.into()],
+        "Contents" => Object::string_literal("Reviewer: Secret agent\rKeep this"),
+        "DA" => Object::string_literal("/Helv 10 Tf 0 g"),
+        "AP" => dictionary! { "N" => ap },
+    });
+    let page = *doc.get_pages().get(&1).unwrap();
+    let d = doc.get_object_mut(page).unwrap().as_dict_mut().unwrap();
+    let mut annots = d.get(b"Annots").unwrap().as_array().unwrap().clone();
+    annots.push(Object::Reference(annot));
+    d.set("Annots", annots);
+    let mut pdf = Vec::new();
+    doc.save_to(&mut pdf).unwrap();
+
+    let r = redact(&pdf, "Secret");
+    assert!(
+        r.removed
+            .iter()
+            .any(|x| x.kind == "annotation" && x.location.contains("/AP: cut from 1 string")),
+        "{:?}",
+        r.removed
+    );
+    assert!(!all_decoded(&r.pdf).contains("Secret"));
+    let text = pdftotext(&r.pdf).unwrap_or_default();
+    assert!(
+        text.contains("Reviewer:") && text.contains("agent") && text.contains("Keep"),
+        "the appearance's other text is still drawn: {text}"
+    );
+}
