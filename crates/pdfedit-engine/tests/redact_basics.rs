@@ -143,7 +143,10 @@ fn redact(pdf: &[u8], find: &str) -> EditResult {
 }
 
 fn pdftotext(pdf: &[u8]) -> Option<String> {
-    let path = std::env::temp_dir().join(format!("pdfedit-redact-{}.pdf", std::process::id()));
+    // Tests run in parallel threads of one process: one file each call.
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("pdfedit-redact-{}-{n}.pdf", std::process::id()));
     std::fs::write(&path, pdf).ok()?;
     let out = Command::new("pdftotext").arg(&path).arg("-").output().ok();
     let _ = std::fs::remove_file(&path);

@@ -243,11 +243,11 @@ fn corpus_redact_success_rate() {
         total += t;
     }
     eprintln!("overall    {ok}/{total}");
-    // Measured 94/116 (81 %): the rest are vertical CJK and Arabic (not matched), words
+    // Measured 95/116 (82 %): the rest are vertical CJK and Arabic (not matched), words
     // of OCR layers over scans (refused as scanned_text, as designed), PDFium's own
-    // width rounding moving the rest of a TeX line (collateral, rolled back), phrases
-    // only in a signature appearance, and strings whose reported residual is a font or
-    // Type 3 glyph program.
+    // rounding of widths and positions moving the rest of a line (collateral, rolled
+    // back), an RC4-40 scan whose encryption cannot be written back, and strings whose
+    // reported residual is a font or Type 3 glyph program.
     if only.is_empty() && total > 0 {
         assert!(
             ok * 100 >= total * 81,

@@ -1,7 +1,8 @@
 //! Images under a redaction box: where the page draws its images (a walk of the content
-//! streams with the graphics state's CTM), and the masking of the covered pixels in a
-//! copy of each image (the page is pointed at the copy, so other users of a shared image
-//! keep theirs).
+//! streams with the graphics state's CTM, into Form XObjects), and the masking of the
+//! covered pixels in a copy of each image (the page, or a copy of the form that draws it
+//! made for this page, is pointed at the copy, so other users of a shared image keep
+//! theirs). An inline image is masked and drawn as an image XObject instead.
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -3,9 +3,10 @@
 //! Per edit, on each page with a match: the glyphs leave the content stream (kerns keep
 //! every other glyph in place), a black box is painted over their area, and the pixels
 //! of any image under the box are zeroed in a copy of the image. The page is verified by
-//! rendering like every edit: outside the redacted areas nothing may move, or the edit is
-//! rolled back into `failed[]`. A part that cannot be done (an image format we cannot
-//! re-encode, an inline image) refuses the redaction on that page: it fails closed.
+//! rendering like every edit: outside the redacted areas (the boxes, the removed glyphs'
+//! ink as PDFium drew it, the masked image pixels) nothing may move, or the edit is rolled
+//! back into `failed[]`. A part that cannot be done (an image no decoder reads, an inline
+//! image inside a form) refuses the redaction on that page: it fails closed.
 //!
 //! After all edits ([`finish`]): the string is cut from the document's other strings
 //! (annotations, form values, metadata, outlines, structure tree, …), objects no longer

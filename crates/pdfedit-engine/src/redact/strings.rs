@@ -299,13 +299,20 @@ pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool) -> Vec<Hit> {
     if remove {
         // The string is cut from the text the appearance draws, the rest of it kept (a
         // FreeText box, a field's value, a signature's lines); an appearance that still
-        // shows it after that (split over several strings) is dropped.
+        // shows it after that (split over several strings), or where it was not found as
+        // literal text, is dropped.
         let mut lost = Vec::new();
         for id in lost_appearance {
+            let had_appearance = !appearance_streams(doc, id).is_empty();
             let cut_from = cut_appearance(doc, id, find);
             let page = pages.get(&id).copied();
-            if appearance_shows(doc, id, find) {
+            // Nothing cut although the annotation held the string: its appearance may
+            // draw it in a form not read here (glyph ids), so it goes.
+            if cut_from == 0 || appearance_shows(doc, id, find) {
                 lost.push(id);
+                if !had_appearance {
+                    continue;
+                }
                 walk.hits.push(Hit {
                     kind: "annotation",
                     page,
