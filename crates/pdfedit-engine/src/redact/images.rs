@@ -380,7 +380,8 @@ fn inline_images(
 ) -> Result<Vec<Masked>, Refusal> {
     let unsupported = |m: String| ("image_unsupported", m);
     let mut out = Vec::new();
-    let mut patches: BTreeMap<StreamId, Vec<(std::ops::Range<usize>, Vec<u8>)>> = BTreeMap::new();
+    type Patch = (std::ops::Range<usize>, Vec<u8>);
+    let mut patches: BTreeMap<StreamId, Vec<Patch>> = BTreeMap::new();
     let mut serial = 0;
     for &((sid, index), ctm) in inline {
         let cs = model
