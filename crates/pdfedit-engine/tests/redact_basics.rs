@@ -1,5 +1,6 @@
 //! Redaction on documents built here with lopdf: glyphs gone with neighbours intact,
-//! image pixels under the box zeroed (the rest unchanged), the string removed from
+//! image pixels under the box zeroed (the rest unchanged; images drawn by a shared form
+//! and inline images too), the string removed from
 //! metadata, XMP, annotations and outlines and each removal reported, scanned words and
 //! images we cannot re-encode refused (fail closed).
 
@@ -142,7 +143,10 @@ fn redact(pdf: &[u8], find: &str) -> EditResult {
 }
 
 fn pdftotext(pdf: &[u8]) -> Option<String> {
-    let path = std::env::temp_dir().join(format!("pdfedit-redact-{}.pdf", std::process::id()));
+    // Tests run in parallel threads of one process: one file each call.
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("pdfedit-redact-{}-{n}.pdf", std::process::id()));
     std::fs::write(&path, pdf).ok()?;
     let out = Command::new("pdftotext").arg(&path).arg("-").output().ok();
     let _ = std::fs::remove_file(&path);
@@ -311,6 +315,7 @@ fn an_image_that_cannot_be_re_encoded_fails_closed() {
     if !common::init_pdfium() {
         return;
     }
+    // 16 zero bytes are no JBIG2 data the decoder can read.
     let built = build(Some("JBIG2Decode"), false);
     let r = redact(&built.pdf, "Secret");
     assert!(r.changes.is_empty());
@@ -417,4 +422,268 @@ fn jpeg_pixels_under_the_box_are_zeroed_and_the_rest_kept() {
         }
     }
     assert!(changed > 0 && zero_inside > 0);
+}
+
+/// The image drawn by form `/Fm1` of page `n`, decoded.
+fn form_image(pdf: &[u8], n: u32) -> Vec<u8> {
+    let doc = Document::load_mem(pdf).unwrap();
+    let page = *doc.get_pages().get(&n).unwrap();
+    let xobject = |dict: &lopdf::Dictionary, name: &[u8]| -> ObjectId {
+        let res = doc.dereference(dict.get(b"Resources").unwrap()).unwrap().1;
+        let x = doc
+            .dereference(res.as_dict().unwrap().get(b"XObject").unwrap())
+            .unwrap()
+            .1;
+        x.as_dict()
+            .unwrap()
+            .get(name)
+            .unwrap()
+            .as_reference()
+            .unwrap()
+    };
+    let form = xobject(doc.get_dictionary(page).unwrap(), b"Fm1");
+    let form = doc.get_object(form).unwrap().as_stream().unwrap();
+    let image = xobject(&form.dict, b"Im1");
+    let s = doc.get_object(image).unwrap().as_stream().unwrap();
+    s.decompressed_content().unwrap()
+}
+
+#[test]
+fn an_image_inside_a_shared_form_is_masked_in_a_copy_for_the_page() {
+    if !common::init_pdfium() {
+        return;
+    }
+    // Two pages draw the same form, which draws the image; "Secret" is on page 1 only.
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+        "Encoding" => "WinAnsiEncoding",
+    });
+    let image = doc.add_object(Stream::new(
+        dictionary! {
+            "Type" => "XObject", "Subtype" => "Image", "Width" => IMG_W as i64,
+            "Height" => IMG_H as i64, "ColorSpace" => "DeviceRGB", "BitsPerComponent" => 8,
+            "Filter" => "FlateDecode",
+        },
+        flate(&image_pixels()),
+    ));
+    let form = doc.add_object(Stream::new(
+        dictionary! {
+            "Type" => "XObject", "Subtype" => "Form",
+            "BBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+            "Matrix" => vec![1.into(), 0.into(), 0.into(), 1.into(), 0.into(), (-100).into()],
+            "Resources" => dictionary! { "XObject" => dictionary! { "Im1" => image } },
+        },
+        b"q 200 0 0 30 72 790 cm /Im1 Do Q".to_vec(),
+    ));
+    let mut kids = Vec::new();
+    for text in ["Alpha SecretBeta gamma", "Nothing to hide here"] {
+        let content = format!(
+            "q /Fm1 Do Q\nBT /F1 12 Tf 72 700 Td ({text}) Tj ET\n\
+             BT /F1 12 Tf 72 600 Td (Another line stays) Tj ET\n"
+        );
+        let contents = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
+        kids.push(Object::Reference(doc.add_object(dictionary! {
+            "Type" => "Page", "Parent" => pages_id,
+            "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+            "Resources" => dictionary! {
+                "Font" => dictionary! { "F1" => font },
+                "XObject" => dictionary! { "Fm1" => form },
+            },
+            "Contents" => contents,
+        })));
+    }
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => 2 }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut pdf = Vec::new();
+    doc.save_to(&mut pdf).unwrap();
+
+    let r = redact(&pdf, "Secret");
+    assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
+    assert!(r.changes[0].verified);
+    let removed: Vec<&str> = r
+        .removed
+        .iter()
+        .filter(|x| x.kind == "image")
+        .map(|x| x.location.as_str())
+        .collect();
+    assert!(
+        removed.len() == 1 && removed[0].starts_with("form /Fm1"),
+        "{removed:?}"
+    );
+    let before = image_pixels();
+    // Page 2 still draws the untouched original.
+    assert_eq!(form_image(&r.pdf, 2), before);
+    // Page 1's copy: pixels under "Secret" zeroed, the rest kept. The image is drawn
+    // 200 × 30 pt at (72, 690): 2 pt per pixel; the box is the change's bbox.
+    let after = form_image(&r.pdf, 1);
+    let c = &r.changes[0];
+    let ub = [c.bbox[0], 792.0 - c.bbox[3], c.bbox[2], 792.0 - c.bbox[1]];
+    let mut zeroed = 0;
+    for y in 0..IMG_H as usize {
+        for x in 0..IMG_W as usize {
+            let i = (y * IMG_W as usize + x) * 3;
+            let (px0, py1) = (72.0 + 2.0 * x as f64, 720.0 - 2.0 * y as f64);
+            let touches = px0 + 2.0 > ub[0] && px0 < ub[2] && py1 > ub[1] && py1 - 2.0 < ub[3];
+            if touches {
+                assert_eq!(&after[i..i + 3], &[0, 0, 0], "pixel {x},{y} under the box");
+                zeroed += 1;
+            } else {
+                assert_eq!(&after[i..i + 3], &before[i..i + 3], "pixel {x},{y} changed");
+            }
+        }
+    }
+    assert!(zeroed > 0);
+    assert!(!pdftotext(&r.pdf).unwrap_or_default().contains("Secret"));
+}
+
+#[test]
+fn an_inline_image_under_the_box_becomes_a_masked_image_xobject() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let before = image_pixels();
+    let hex: String = before.iter().map(|b| format!("{b:02x}")).collect();
+    let content = format!(
+        "q 200 0 0 30 72 690 cm\nBI /W {IMG_W} /H {IMG_H} /CS /RGB /BPC 8 /F /AHx ID\n{hex}>\nEI Q\n\
+         BT /F1 12 Tf 72 700 Td (Alpha SecretBeta gamma) Tj ET\n\
+         BT /F1 12 Tf 72 600 Td (Another line stays) Tj ET\n"
+    );
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+        "Encoding" => "WinAnsiEncoding",
+    });
+    let contents = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages_id,
+        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
+        "Contents" => contents,
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages", "Kids" => vec![Object::Reference(page)], "Count" => 1,
+        }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut pdf = Vec::new();
+    doc.save_to(&mut pdf).unwrap();
+
+    let r = redact(&pdf, "Secret");
+    assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
+    assert!(r.changes[0].verified);
+    assert!(
+        r.removed
+            .iter()
+            .any(|x| x.kind == "image" && x.location.starts_with("inline image")),
+        "{:?}",
+        r.removed
+    );
+    let out = Document::load_mem(&r.pdf).unwrap();
+    let page = *out.get_pages().get(&1).unwrap();
+    let content = out.get_page_content(page);
+    let content = String::from_utf8_lossy(&content);
+    assert!(
+        content.contains("/RdIm1 Do") && !content.contains("BI"),
+        "the inline image is drawn as an XObject instead: {content}"
+    );
+    let res = out
+        .dereference(out.get_dictionary(page).unwrap().get(b"Resources").unwrap())
+        .unwrap()
+        .1
+        .as_dict()
+        .unwrap();
+    let xobjects = out
+        .dereference(res.get(b"XObject").unwrap())
+        .unwrap()
+        .1
+        .as_dict()
+        .unwrap();
+    let id = xobjects.get(b"RdIm1").unwrap().as_reference().unwrap();
+    let after = out
+        .get_object(id)
+        .unwrap()
+        .as_stream()
+        .unwrap()
+        .decompressed_content()
+        .unwrap();
+    let c = &r.changes[0];
+    let ub = [c.bbox[0], 792.0 - c.bbox[3], c.bbox[2], 792.0 - c.bbox[1]];
+    let mut zeroed = 0;
+    for y in 0..IMG_H as usize {
+        for x in 0..IMG_W as usize {
+            let i = (y * IMG_W as usize + x) * 3;
+            let (px0, py1) = (72.0 + 2.0 * x as f64, 720.0 - 2.0 * y as f64);
+            let touches = px0 + 2.0 > ub[0] && px0 < ub[2] && py1 > ub[1] && py1 - 2.0 < ub[3];
+            if touches {
+                assert_eq!(&after[i..i + 3], &[0, 0, 0], "pixel {x},{y} under the box");
+                zeroed += 1;
+            } else {
+                assert_eq!(&after[i..i + 3], &before[i..i + 3], "pixel {x},{y} changed");
+            }
+        }
+    }
+    assert!(zeroed > 0);
+    let text = pdftotext(&r.pdf).unwrap_or_default();
+    assert!(!text.contains("Secret") && text.contains("Another line stays"));
+}
+
+#[test]
+fn an_annotation_appearance_keeps_its_other_text() {
+    if !common::init_pdfium() {
+        return;
+    }
+    // A FreeText box whose appearance draws two lines, one with the string.
+    let built = build(None, false);
+    let mut doc = Document::load_mem(&built.pdf).unwrap();
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let ap = doc.add_object(Stream::new(
+        dictionary! {
+            "Type" => "XObject", "Subtype" => "Form",
+            "BBox" => vec![0.into(), 0.into(), 200.into(), 40.into()],
+            "Resources" => dictionary! { "Font" => dictionary! { "Helv" => font } },
+        },
+        b"BT /Helv 10 Tf 2 25 Td (Reviewer: Secret agent) Tj 0 -14 Td [(Keep) -250 (this)] TJ ET"
+            .to_vec(),
+    ));
+    let annot = doc.add_object(dictionary! {
+        "Type" => "Annot", "Subtype" => "FreeText",
+        "Rect" => vec![300.into(), 300.into(), 500.into(), 340.into()],
+        "Contents" => Object::string_literal("Reviewer: Secret agent\rKeep this"),
+        "DA" => Object::string_literal("/Helv 10 Tf 0 g"),
+        "AP" => dictionary! { "N" => ap },
+    });
+    let page = *doc.get_pages().get(&1).unwrap();
+    let d = doc.get_object_mut(page).unwrap().as_dict_mut().unwrap();
+    let mut annots = d.get(b"Annots").unwrap().as_array().unwrap().clone();
+    annots.push(Object::Reference(annot));
+    d.set("Annots", annots);
+    let mut pdf = Vec::new();
+    doc.save_to(&mut pdf).unwrap();
+
+    let r = redact(&pdf, "Secret");
+    assert!(
+        r.removed
+            .iter()
+            .any(|x| x.kind == "annotation" && x.location.contains("/AP: cut from 1 string")),
+        "{:?}",
+        r.removed
+    );
+    assert!(!all_decoded(&r.pdf).contains("Secret"));
+    let text = pdftotext(&r.pdf).unwrap_or_default();
+    assert!(
+        text.contains("Reviewer:") && text.contains("agent") && text.contains("Keep"),
+        "the appearance's other text is still drawn: {text}"
+    );
 }

@@ -145,9 +145,11 @@ fn judge(
         );
     }
     let mut lost = words(&before);
+    // Each redacted occurrence takes its words: the page-text changes, or every
+    // occurrence the text held before (some live in annotations and are in removed[]).
+    let occurrences = squash(&before).matches(&squash(phrase)).count() as i64;
     for w in words(phrase).keys() {
-        // Each redacted occurrence takes its words.
-        let n = r.changes.len() as i64;
+        let n = (r.changes.len() as i64).max(occurrences);
         if let Some(c) = lost.get_mut(w) {
             *c -= n;
         }
@@ -241,4 +243,15 @@ fn corpus_redact_success_rate() {
         total += t;
     }
     eprintln!("overall    {ok}/{total}");
+    // Measured 95/116 (82 %): the rest are vertical CJK and Arabic (not matched), words
+    // of OCR layers over scans (refused as scanned_text, as designed), PDFium's own
+    // rounding of widths and positions moving the rest of a line (collateral, rolled
+    // back), an RC4-40 scan whose encryption cannot be written back, and strings whose
+    // reported residual is a font or Type 3 glyph program.
+    if only.is_empty() && total > 0 {
+        assert!(
+            ok * 100 >= total * 81,
+            "redaction success rate fell to {ok}/{total} (bar: 81 %)"
+        );
+    }
 }

@@ -1,18 +1,19 @@
 //! Images under a redaction box: where the page draws its images (a walk of the content
-//! streams with the graphics state's CTM), and the masking of the covered pixels in a
-//! copy of each image (the page is pointed at the copy, so other users of a shared image
-//! keep theirs).
+//! streams with the graphics state's CTM, into Form XObjects), and the masking of the
+//! covered pixels in a copy of each image (the page, or a copy of the form that draws it
+//! made for this page, is pointed at the copy, so other users of a shared image keep
+//! theirs). An inline image is masked and drawn as an image XObject instead.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use pdf_content::interp::matrix::{multiply, transform_rect, Matrix, IDENTITY};
-use pdf_content::{parse, Op, OpKind, StreamId};
+use pdf_content::{parse, Op, OpKind, StreamId, Value};
 
 use super::pixels::{mask_stream, PixelRect};
 use super::Refusal;
 use crate::edit::find::PageModel;
-use crate::edit::streams::{page_subdict_mut, resources};
+use crate::edit::streams::{page_subdict_mut, resources, write_stream};
 
 /// Deepest form nesting followed when looking for images.
 const MAX_DEPTH: usize = 12;
@@ -26,8 +27,10 @@ pub(crate) struct Placement {
     pub name: Vec<u8>,
     /// CTM when drawn: maps the unit square onto the page (user space).
     pub ctm: Matrix,
-    /// The Form XObject that draws it, when not the page itself.
-    pub in_form: Option<ObjectId>,
+    /// The Form XObjects that draw it, outermost first: (resource name, form object).
+    pub forms: Vec<(Vec<u8>, ObjectId)>,
+    /// An inline image's stream and op index.
+    pub inline: Option<(StreamId, usize)>,
 }
 
 impl Placement {
@@ -57,10 +60,11 @@ pub(crate) fn placements(doc: &Document, model: &PageModel) -> Vec<Placement> {
         out: &mut out,
         stack: Vec::new(),
         ctm: IDENTITY,
+        forms: Vec::new(),
     };
     for cs in &model.glyphs.streams {
         if let StreamId::PageContent { .. } = cs.id {
-            walker.walk(&cs.ops, &page_res, None, 0);
+            walker.walk(&cs.ops, &page_res, Some(cs.id), 0);
         }
     }
     out
@@ -72,11 +76,12 @@ struct Walker<'a, 'o> {
     out: &'o mut Vec<Placement>,
     stack: Vec<Matrix>,
     ctm: Matrix,
+    forms: Vec<(Vec<u8>, ObjectId)>,
 }
 
 impl Walker<'_, '_> {
-    fn walk(&mut self, ops: &[Op], res: &Dictionary, form: Option<ObjectId>, depth: usize) {
-        for op in ops {
+    fn walk(&mut self, ops: &[Op], res: &Dictionary, sid: Option<StreamId>, depth: usize) {
+        for (i, op) in ops.iter().enumerate() {
             match &op.kind {
                 OpKind::Save => self.stack.push(self.ctm),
                 OpKind::Restore => self.ctm = self.stack.pop().unwrap_or(self.ctm),
@@ -85,15 +90,16 @@ impl Walker<'_, '_> {
                     image: None,
                     name: b"(inline)".to_vec(),
                     ctm: self.ctm,
-                    in_form: form,
+                    forms: self.forms.clone(),
+                    inline: sid.map(|sid| (sid, i)),
                 }),
-                OpKind::XObject(name) => self.xobject(name, res, form, depth),
+                OpKind::XObject(name) => self.xobject(name, res, depth),
                 _ => {}
             }
         }
     }
 
-    fn xobject(&mut self, name: &[u8], res: &Dictionary, form: Option<ObjectId>, depth: usize) {
+    fn xobject(&mut self, name: &[u8], res: &Dictionary, depth: usize) {
         let doc = self.doc;
         let Some(id) = res
             .get(b"XObject")
@@ -113,7 +119,8 @@ impl Walker<'_, '_> {
                 image: Some(id),
                 name: name.to_vec(),
                 ctm: self.ctm,
-                in_form: form,
+                forms: self.forms.clone(),
+                inline: None,
             }),
             Ok(b"Form") if depth < MAX_DEPTH => {
                 let parsed;
@@ -150,7 +157,9 @@ impl Walker<'_, '_> {
                     .unwrap_or_else(|| res.clone());
                 let saved = (self.ctm, self.stack.len());
                 self.ctm = multiply(&matrix, &self.ctm);
-                self.walk(ops, &inner_res, Some(id), depth + 1);
+                self.forms.push((name.to_vec(), id));
+                self.walk(ops, &inner_res, None, depth + 1);
+                self.forms.pop();
                 self.ctm = saved.0;
                 self.stack.truncate(saved.1);
             }
@@ -206,6 +215,16 @@ fn pixel_rect(ctm: &Matrix, width: u32, height: u32, area: [f64; 4]) -> Option<P
     })
 }
 
+/// Whether one pixel of the image is as tall or as wide as the box's text: such an image
+/// (a 1×1 colour stretched over the page, a gradient strip) cannot show the redacted
+/// glyphs, and zeroing its pixel would blank far more than the box.
+fn too_coarse(ctm: &Matrix, width: u32, height: u32, b: [f64; 4]) -> bool {
+    let text = (b[2] - b[0]).abs().min((b[3] - b[1]).abs());
+    let px_w = ctm[0].hypot(ctm[1]) / f64::from(width);
+    let px_h = ctm[2].hypot(ctm[3]) / f64::from(height);
+    px_w >= text || px_h >= text
+}
+
 /// The user-space area of a pixel rectangle of an image drawn with `ctm`.
 fn rect_area(ctm: &Matrix, width: u32, height: u32, r: PixelRect) -> [f64; 4] {
     let (w, h) = (f64::from(width), f64::from(height));
@@ -228,35 +247,47 @@ fn dims(s: &Stream) -> Option<(u32, u32)> {
 
 /// Masks the pixels under `boxes` in every image the page draws there. A part that
 /// cannot be done refuses the whole redaction (fail closed).
+///
+/// `written` holds the decoded content of page streams the text part already rewrote;
+/// an inline image under a box becomes a masked image XObject drawn in its place.
 pub(crate) fn mask_under(
     doc: &mut Document,
-    page_id: ObjectId,
+    model: &PageModel,
     placements: &[Placement],
     boxes: &[[f64; 4]],
+    written: &[(StreamId, Vec<u8>)],
 ) -> Result<Vec<Masked>, Refusal> {
+    let page_id = model.page_id;
     let unsupported = |m: String| ("image_unsupported", m);
-    // Per resource name: the image and the CTMs it is drawn with under a box.
-    let mut hit: BTreeMap<Vec<u8>, (ObjectId, Vec<Matrix>)> = BTreeMap::new();
+    // Per (forms, resource name): the image and the CTMs it is drawn with under a box.
+    type Key = (Vec<(Vec<u8>, ObjectId)>, Vec<u8>);
+    let mut hit: BTreeMap<Key, (ObjectId, Vec<Matrix>)> = BTreeMap::new();
+    let mut inline = Vec::new();
     for p in placements.iter().filter(|p| covered(p, boxes)) {
         let Some(id) = p.image else {
-            return Err(unsupported(
-                "an inline image lies under the redaction; inline images are not masked yet".into(),
-            ));
+            match p.inline {
+                Some(at) if p.forms.is_empty() => {
+                    inline.push((at, p.ctm));
+                    continue;
+                }
+                _ => {
+                    return Err(unsupported(
+                        "an inline image inside a form lies under the redaction; \
+                         it is not masked yet"
+                            .into(),
+                    ))
+                }
+            }
         };
-        if let Some(form) = p.in_form {
-            return Err(unsupported(format!(
-                "an image drawn inside form XObject {} {} lies under the redaction; \
-                 images inside forms are not masked yet",
-                form.0, form.1
-            )));
-        }
-        hit.entry(p.name.clone())
+        hit.entry((p.forms.clone(), p.name.clone()))
             .or_insert((id, Vec::new()))
             .1
             .push(p.ctm);
     }
-    let mut out = Vec::new();
-    for (name, (id, ctms)) in hit {
+    // Forms copied for this page (original → copy): other users keep the original.
+    let mut copies: HashMap<ObjectId, ObjectId> = HashMap::new();
+    let mut out = inline_images(doc, model, &inline, boxes, written)?;
+    for ((forms, name), (id, ctms)) in hit {
         let original = doc
             .get_object(id)
             .and_then(Object::as_stream)
@@ -264,24 +295,22 @@ pub(crate) fn mask_under(
             .clone();
         let (w, h) = dims(&original)
             .ok_or_else(|| unsupported(format!("image {} {} has no usable size", id.0, id.1)))?;
-        let mut rects = Vec::new();
-        let mut areas = Vec::new();
-        for ctm in &ctms {
-            for b in boxes {
-                if let Some(r) = pixel_rect(ctm, w, h, *b) {
-                    rects.push(r);
-                    areas.push(rect_area(ctm, w, h, r));
-                }
-            }
+        let (rects, mut areas) = rects_under(&ctms, w, h, boxes);
+        let mut copy = if rects.is_empty() {
+            original.clone()
+        } else {
+            mask_stream(doc, &original, &rects)
+                .map_err(|m| unsupported(format!("image {} {}: {m}", id.0, id.1)))?
+        };
+        let mut parts = Vec::new();
+        if !rects.is_empty() {
+            parts.push(format!("{w}x{h} px, pixels {}", describe(&rects)));
         }
-        if rects.is_empty() {
-            continue;
-        }
-        let mut copy = mask_stream(doc, &original, &rects)
-            .map_err(|m| unsupported(format!("image {} {}: {m}", id.0, id.1)))?;
-        // The soft mask and an explicit stencil mask carry the same shapes: masked too.
+        // The soft mask and an explicit stencil mask carry shapes of their own (in an
+        // MRC scan the text is a 1×1 colour through a fine mask): masked at their own
+        // resolution.
         for key in [b"SMask".as_slice(), b"Mask".as_slice()] {
-            let Ok(mask_id) = copy.dict.get(key).and_then(Object::as_reference) else {
+            let Ok(mask_id) = original.dict.get(key).and_then(Object::as_reference) else {
                 continue;
             };
             let Ok(mask) = doc.get_object(mask_id).and_then(Object::as_stream).cloned() else {
@@ -290,8 +319,11 @@ pub(crate) fn mask_under(
             let Some((mw, mh)) = dims(&mask) else {
                 continue;
             };
-            let scaled: Vec<PixelRect> = rects.iter().map(|r| r.scaled(w, h, mw, mh)).collect();
-            let masked = mask_stream(doc, &mask, &scaled).map_err(|m| {
+            let (mrects, mareas) = rects_under(&ctms, mw, mh, boxes);
+            if mrects.is_empty() {
+                continue;
+            }
+            let masked = mask_stream(doc, &mask, &mrects).map_err(|m| {
                 unsupported(format!(
                     "mask {} {} of image {} {}: {m}",
                     mask_id.0, mask_id.1, id.0, id.1
@@ -299,28 +331,353 @@ pub(crate) fn mask_under(
             })?;
             let new_mask = doc.add_object(masked);
             copy.dict.set(key.to_vec(), Object::Reference(new_mask));
+            areas.extend(mareas);
+            parts.push(format!(
+                "/{} {}x{mh} px, pixels {}",
+                String::from_utf8_lossy(key),
+                mw,
+                describe(&mrects)
+            ));
+        }
+        if parts.is_empty() {
+            continue;
         }
         let new_id = doc.add_object(copy);
-        let xobjects = page_subdict_mut(doc, page_id, b"XObject").map_err(unsupported)?;
-        xobjects.set(name.clone(), Object::Reference(new_id));
-        let px: Vec<String> = rects
+        set_xobject(doc, page_id, &forms, &name, new_id, &mut copies).map_err(unsupported)?;
+        let path: String = forms
             .iter()
-            .map(|r| format!("{},{}-{},{}", r.x0, r.y0, r.x1, r.y1))
+            .map(|(n, f)| {
+                format!(
+                    "form /{} (object {} {}) > ",
+                    String::from_utf8_lossy(n),
+                    f.0,
+                    f.1
+                )
+            })
             .collect();
         out.push(Masked {
             location: format!(
-                "image /{} (object {} {}, {}x{} px), pixels {}",
+                "{path}image /{} (object {} {}): {}",
                 String::from_utf8_lossy(&name),
                 id.0,
                 id.1,
-                w,
-                h,
-                px.join("; ")
+                parts.join("; ")
             ),
             areas_user: areas,
         });
     }
     Ok(out)
+}
+
+/// Inline images (by stream and op index) under `boxes`: each is decoded, masked and
+/// drawn instead as an image XObject of the page (`/RdImN Do` in place of `BI … EI`).
+fn inline_images(
+    doc: &mut Document,
+    model: &PageModel,
+    inline: &[((StreamId, usize), Matrix)],
+    boxes: &[[f64; 4]],
+    written: &[(StreamId, Vec<u8>)],
+) -> Result<Vec<Masked>, Refusal> {
+    let unsupported = |m: String| ("image_unsupported", m);
+    let mut out = Vec::new();
+    type Patch = (std::ops::Range<usize>, Vec<u8>);
+    let mut patches: BTreeMap<StreamId, Vec<Patch>> = BTreeMap::new();
+    let mut serial = 0;
+    for &((sid, index), ctm) in inline {
+        let cs = model
+            .glyphs
+            .stream(sid)
+            .ok_or_else(|| unsupported("the inline image's stream is gone".into()))?;
+        let op = &cs.ops[index];
+        let OpKind::InlineImage { data } = &op.kind else {
+            continue;
+        };
+        let image = inline_stream(doc, model.page_id, op, &cs.bytes[data.clone()])
+            .map_err(|m| unsupported(format!("an inline image: {m}")))?;
+        let (w, h) =
+            dims(&image).ok_or_else(|| unsupported("an inline image has no usable size".into()))?;
+        let (rects, areas) = rects_under(&[ctm], w, h, boxes);
+        if rects.is_empty() {
+            continue;
+        }
+        let masked = mask_stream(doc, &image, &rects)
+            .map_err(|m| unsupported(format!("an inline image: {m}")))?;
+        let new_id = doc.add_object(masked);
+        let name = loop {
+            serial += 1;
+            let n = format!("RdIm{serial}").into_bytes();
+            let taken = resources(doc, model.page_id)
+                .and_then(|r| r.get(b"XObject").ok())
+                .and_then(|x| doc.dereference(x).ok())
+                .and_then(|(_, x)| x.as_dict().ok())
+                .is_some_and(|x| x.has(&n));
+            if !taken {
+                break n;
+            }
+        };
+        page_subdict_mut(doc, model.page_id, b"XObject")
+            .map_err(unsupported)?
+            .set(name.clone(), Object::Reference(new_id));
+        // The op's place in the stream as it is now (the text part may have rewritten
+        // it: the k-th inline image is still the k-th).
+        let k = cs.ops[..index]
+            .iter()
+            .filter(|o| matches!(o.kind, OpKind::InlineImage { .. }))
+            .count();
+        let span = match written.iter().find(|(id, _)| *id == sid) {
+            Some((_, bytes)) => parse(bytes)
+                .into_iter()
+                .filter(|o| matches!(o.kind, OpKind::InlineImage { .. }))
+                .nth(k)
+                .map(|o| o.operator_span)
+                .ok_or_else(|| unsupported("the inline image moved".into()))?,
+            None => op.operator_span.clone(),
+        };
+        let mut draw = b"/".to_vec();
+        draw.extend_from_slice(&name);
+        draw.extend_from_slice(b" Do");
+        patches.entry(sid).or_default().push((span, draw));
+        out.push(Masked {
+            location: format!(
+                "inline image (now /{}, object {} {}): {w}x{h} px, pixels {}",
+                String::from_utf8_lossy(&name),
+                new_id.0,
+                new_id.1,
+                describe(&rects)
+            ),
+            areas_user: areas,
+        });
+    }
+    for (sid, edits) in patches {
+        let current = match written.iter().find(|(id, _)| *id == sid) {
+            Some((_, bytes)) => bytes.clone(),
+            None => model
+                .glyphs
+                .stream(sid)
+                .map(|cs| cs.bytes.clone())
+                .unwrap_or_default(),
+        };
+        let bytes = pdf_content::write::patch(&current, &edits)
+            .map_err(|e| unsupported(format!("an inline image: {e}")))?;
+        write_stream(doc, model, sid, &bytes).map_err(unsupported)?;
+    }
+    Ok(out)
+}
+
+/// An inline image as an image XObject stream: abbreviated keys and names expanded, a
+/// named colour space resolved from the page's resources.
+fn inline_stream(
+    doc: &Document,
+    page_id: ObjectId,
+    op: &Op,
+    data: &[u8],
+) -> Result<Stream, String> {
+    let Some(Value::Dict(entries)) = op.operands.first().map(|o| &o.value) else {
+        return Err("no image dictionary".into());
+    };
+    let mut dict = Dictionary::new();
+    dict.set("Type", Object::Name(b"XObject".to_vec()));
+    dict.set("Subtype", Object::Name(b"Image".to_vec()));
+    for (k, v) in entries {
+        let key: &[u8] = match k.as_slice() {
+            b"W" => b"Width",
+            b"H" => b"Height",
+            b"BPC" => b"BitsPerComponent",
+            b"CS" => b"ColorSpace",
+            b"F" => b"Filter",
+            b"DP" => b"DecodeParms",
+            b"D" => b"Decode",
+            b"IM" => b"ImageMask",
+            b"I" => b"Interpolate",
+            other => other,
+        };
+        let mut value = to_object(&v.value, 0);
+        if key == b"Filter" || key == b"ColorSpace" {
+            value = expand_names(value);
+        }
+        if key == b"ColorSpace" {
+            if let Object::Name(n) = &value {
+                if !n.starts_with(b"Device") && n.as_slice() != b"Indexed" {
+                    value = resources(doc, page_id)
+                        .and_then(|r| r.get(b"ColorSpace").ok())
+                        .and_then(|c| doc.dereference(c).ok())
+                        .and_then(|(_, c)| c.as_dict().ok())
+                        .and_then(|c| c.get(n).ok())
+                        .cloned()
+                        .ok_or("its named colour space is not in the page's resources")?;
+                }
+            }
+        }
+        dict.set(key.to_vec(), value);
+    }
+    Ok(Stream::new(dict, data.to_vec()))
+}
+
+/// Abbreviated filter and colour-space names in full (inside arrays too).
+fn expand_names(o: Object) -> Object {
+    match o {
+        Object::Name(n) => {
+            let full: &[u8] = match n.as_slice() {
+                b"AHx" => b"ASCIIHexDecode",
+                b"A85" => b"ASCII85Decode",
+                b"LZW" => b"LZWDecode",
+                b"Fl" => b"FlateDecode",
+                b"RL" => b"RunLengthDecode",
+                b"CCF" => b"CCITTFaxDecode",
+                b"DCT" => b"DCTDecode",
+                b"G" => b"DeviceGray",
+                b"RGB" => b"DeviceRGB",
+                b"CMYK" => b"DeviceCMYK",
+                b"I" => b"Indexed",
+                other => other,
+            };
+            Object::Name(full.to_vec())
+        }
+        Object::Array(a) => Object::Array(a.into_iter().map(expand_names).collect()),
+        other => other,
+    }
+}
+
+/// A content-stream value as a PDF object (nesting bounded).
+fn to_object(v: &Value, depth: usize) -> Object {
+    if depth > 16 {
+        return Object::Null;
+    }
+    match v {
+        Value::Integer(i) => Object::Integer(*i),
+        Value::Real(r) => Object::Real(*r as f32),
+        Value::Bool(b) => Object::Boolean(*b),
+        Value::Null => Object::Null,
+        Value::Name(n) => Object::Name(n.clone()),
+        Value::String(s) => Object::String(s.bytes.clone(), lopdf::StringFormat::Literal),
+        Value::Array(a) => {
+            Object::Array(a.iter().map(|o| to_object(&o.value, depth + 1)).collect())
+        }
+        Value::Dict(d) => {
+            let mut out = Dictionary::new();
+            for (k, o) in d {
+                out.set(k.clone(), to_object(&o.value, depth + 1));
+            }
+            Object::Dictionary(out)
+        }
+    }
+}
+
+/// Points resource `name` of the innermost of `forms` (of the page when there are none)
+/// at `target`. A form is changed in a copy made for this page (once per form), and the
+/// copy is pointed at by its parent in the same way, up to the page.
+fn set_xobject(
+    doc: &mut Document,
+    page_id: ObjectId,
+    forms: &[(Vec<u8>, ObjectId)],
+    name: &[u8],
+    target: ObjectId,
+    copies: &mut HashMap<ObjectId, ObjectId>,
+) -> Result<(), String> {
+    let Some(((form_name, form_id), outer)) = forms.split_last() else {
+        let xobjects = page_subdict_mut(doc, page_id, b"XObject")?;
+        xobjects.set(name.to_vec(), Object::Reference(target));
+        return Ok(());
+    };
+    // The text part may already have copied a form the page draws directly: that copy
+    // is this page's own and is changed in place.
+    if outer.is_empty() && !copies.contains_key(form_id) {
+        let current = resources(doc, page_id)
+            .and_then(|r| r.get(b"XObject").ok())
+            .and_then(|x| doc.dereference(x).ok())
+            .and_then(|(_, x)| x.as_dict().ok())
+            .and_then(|x| x.get(form_name).ok())
+            .and_then(|o| o.as_reference().ok());
+        if let Some(c) = current.filter(|c| c != form_id) {
+            copies.insert(*form_id, c);
+            own_xobjects(doc, c)?;
+        }
+    }
+    let copy_id = match copies.get(form_id) {
+        Some(&c) => c,
+        None => {
+            let form = doc
+                .get_object(*form_id)
+                .and_then(Object::as_stream)
+                .map_err(|e| e.to_string())?
+                .clone();
+            let c = doc.add_object(form);
+            own_xobjects(doc, c)?;
+            copies.insert(*form_id, c);
+            set_xobject(doc, page_id, outer, form_name, c, copies)?;
+            c
+        }
+    };
+    doc.get_object_mut(copy_id)
+        .and_then(Object::as_stream_mut)
+        .ok()
+        .and_then(|f| f.dict.get_mut(b"Resources").ok())
+        .and_then(|r| r.as_dict_mut().ok())
+        .and_then(|r| r.get_mut(b"XObject").ok())
+        .and_then(|x| x.as_dict_mut().ok())
+        .ok_or("the copied form has no /XObject resources")?
+        .set(name.to_vec(), Object::Reference(target));
+    Ok(())
+}
+
+/// Makes the /Resources and /XObject of form `id` direct dictionaries of its own.
+fn own_xobjects(doc: &mut Document, id: ObjectId) -> Result<(), String> {
+    let form = doc
+        .get_object(id)
+        .and_then(Object::as_stream)
+        .map_err(|e| e.to_string())?;
+    let mut res = form
+        .dict
+        .get(b"Resources")
+        .ok()
+        .and_then(|r| doc.dereference(r).ok())
+        .and_then(|(_, r)| r.as_dict().ok().cloned())
+        .ok_or("the form has no resources of its own")?;
+    let xobjects = res
+        .get(b"XObject")
+        .ok()
+        .and_then(|x| doc.dereference(x).ok())
+        .and_then(|(_, x)| x.as_dict().ok().cloned())
+        .unwrap_or_default();
+    res.set("XObject", Object::Dictionary(xobjects));
+    doc.get_object_mut(id)
+        .and_then(Object::as_stream_mut)
+        .map_err(|e| e.to_string())?
+        .dict
+        .set("Resources", Object::Dictionary(res));
+    Ok(())
+}
+
+/// The pixel rectangles of a `w`×`h` image (drawn with each of `ctms`) under `boxes`,
+/// and their user-space areas; none where the image is too coarse to show the text.
+fn rects_under(
+    ctms: &[Matrix],
+    w: u32,
+    h: u32,
+    boxes: &[[f64; 4]],
+) -> (Vec<PixelRect>, Vec<[f64; 4]>) {
+    let mut rects = Vec::new();
+    let mut areas = Vec::new();
+    for ctm in ctms {
+        for b in boxes {
+            if too_coarse(ctm, w, h, *b) {
+                continue;
+            }
+            if let Some(r) = pixel_rect(ctm, w, h, *b) {
+                rects.push(r);
+                areas.push(rect_area(ctm, w, h, r));
+            }
+        }
+    }
+    (rects, areas)
+}
+
+fn describe(rects: &[PixelRect]) -> String {
+    rects
+        .iter()
+        .map(|r| format!("{},{}-{},{}", r.x0, r.y0, r.x1, r.y1))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]

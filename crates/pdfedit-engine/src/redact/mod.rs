@@ -3,9 +3,10 @@
 //! Per edit, on each page with a match: the glyphs leave the content stream (kerns keep
 //! every other glyph in place), a black box is painted over their area, and the pixels
 //! of any image under the box are zeroed in a copy of the image. The page is verified by
-//! rendering like every edit: outside the redacted areas nothing may move, or the edit is
-//! rolled back into `failed[]`. A part that cannot be done (an image format we cannot
-//! re-encode, an inline image) refuses the redaction on that page: it fails closed.
+//! rendering like every edit: outside the redacted areas (the boxes, the removed glyphs'
+//! ink as PDFium drew it, the masked image pixels) nothing may move, or the edit is rolled
+//! back into `failed[]`. A part that cannot be done (an image no decoder reads, an inline
+//! image inside a form) refuses the redaction on that page: it fails closed.
 //!
 //! After all edits ([`finish`]): the string is cut from the document's other strings
 //! (annotations, form values, metadata, outlines, structure tree, …), objects no longer
@@ -126,7 +127,8 @@ pub(crate) fn apply(
                         .map_err(|e| ("unsupported_layout", e))?;
                 }
                 let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
-                let masked = images::mask_under(&mut run.doc, page_id, &placements, &boxes)?;
+                let masked =
+                    images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
                 content::draw_boxes(&mut run.doc, page_id, &boxes)
                     .map_err(|e| ("engine_error", e))?;
                 Ok((plan.boxes, masked))
@@ -184,6 +186,7 @@ fn verify_and_commit(
     let mut changes = Vec::new();
     let mut removals = Vec::new();
     let mut collateral = 0;
+    let mut where_changed = Vec::new();
     let mut renders = Vec::new();
     for plan in &plans {
         let before = match run.renders.remove(&plan.page) {
@@ -201,8 +204,18 @@ fn verify_and_commit(
         for img in &plan.images {
             areas.extend(img.areas_user.iter().map(|a| plan.geom.display_box(*a)));
         }
+        areas.extend(removed_ink(&run.current, plan, &run.models)?);
         let report = verify::compare(&before, &after, &areas)?;
         collateral += report.changed_pixels_outside;
+        if let Some(b) = report
+            .bbox_of_changes
+            .filter(|_| report.changed_pixels_outside > 0)
+        {
+            where_changed.push(format!(
+                "page {} around [{:.0}, {:.0}, {:.0}, {:.0}]",
+                plan.page, b[0], b[1], b[2], b[3]
+            ));
+        }
         for (mi, b) in &plan.boxes {
             let area = plan.geom.display_box(*b);
             let (before_png, after_png) = verify::previews(&before, &after, area);
@@ -241,7 +254,10 @@ fn verify_and_commit(
         run.fail(
             edit,
             "collateral_change",
-            format!("{collateral} pixels changed outside the redacted areas; rolled back"),
+            format!(
+                "{collateral} pixels changed outside the redacted areas ({}); rolled back",
+                where_changed.join(", ")
+            ),
         );
         return Ok(());
     }
@@ -257,6 +273,49 @@ fn verify_and_commit(
     run.result.changes.extend(changes);
     run.result.removed.extend(removals);
     Ok(())
+}
+
+/// The ink of the removed glyphs as PDFium drew it before (tight glyph boxes, top-left
+/// points): a descender or accent may reach past the font's ascent/descent box, and the
+/// ink that vanished with its glyph is not collateral. Each removed glyph is paired with
+/// the PDFium character drawn from the same origin.
+fn removed_ink(
+    before: &[u8],
+    plan: &PagePlan,
+    models: &std::collections::HashMap<u32, crate::edit::find::PageModel>,
+) -> Result<Vec<[f64; 4]>, Error> {
+    let Some(model) = models.get(&plan.page) else {
+        return Ok(Vec::new());
+    };
+    let doc = pdf_render::Document::open(before, None)?;
+    let chars = doc.page_chars(plan.page - 1)?;
+    let mut out = Vec::new();
+    for (mi, _) in &plan.boxes {
+        for &g in &plan.matches[*mi].glyphs {
+            let gl = &model.glyphs.glyphs[g];
+            let o = plan
+                .geom
+                .display_box([gl.trm[4], gl.trm[5], gl.trm[4], gl.trm[5]]);
+            let tol = (0.1 * gl.font_size.abs()).clamp(0.3, 2.0);
+            let found = chars.iter().find(|c| {
+                !c.generated
+                    && (f64::from(c.origin.0) - o[0]).abs() < tol
+                    && (f64::from(c.origin.1) - o[1]).abs() < tol
+            });
+            if let Some(c) = found {
+                let b = c.bbox;
+                if b.x1 > b.x0 && b.y1 > b.y0 {
+                    out.push([
+                        f64::from(b.x0),
+                        f64::from(b.y0),
+                        f64::from(b.x1),
+                        f64::from(b.y1),
+                    ]);
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Occurrences broken over lines, on the pages in scope. Scopes that pick single

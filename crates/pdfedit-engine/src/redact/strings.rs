@@ -265,12 +265,14 @@ pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool) -> Vec<Hit> {
     // Appearances that draw the string literally (a FreeText box, a field's value).
     for (&annot, &page) in &pages {
         if !lost_appearance.contains(&annot) && appearance_shows(doc, annot, find) {
-            walk.hits.push(Hit {
-                kind: "annotation",
-                page: Some(page),
-                location: format!("object {} {} /AP", annot.0, annot.1),
-                text: String::new(),
-            });
+            if !remove {
+                walk.hits.push(Hit {
+                    kind: "annotation",
+                    page: Some(page),
+                    location: format!("object {} {} /AP", annot.0, annot.1),
+                    text: String::new(),
+                });
+            }
             lost_appearance.push(annot);
         }
     }
@@ -295,9 +297,150 @@ pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool) -> Vec<Hit> {
         }
     }
     if remove {
-        drop_appearances(doc, &lost_appearance);
+        // The string is cut from the text the appearance draws, the rest of it kept (a
+        // FreeText box, a field's value, a signature's lines); an appearance that still
+        // shows it after that (split over several strings), or where it was not found as
+        // literal text, is dropped.
+        let mut lost = Vec::new();
+        for id in lost_appearance {
+            let had_appearance = !appearance_streams(doc, id).is_empty();
+            let cut_from = cut_appearance(doc, id, find);
+            let page = pages.get(&id).copied();
+            // Nothing cut although the annotation held the string: its appearance may
+            // draw it in a form not read here (glyph ids), so it goes.
+            if cut_from == 0 || appearance_shows(doc, id, find) {
+                lost.push(id);
+                if !had_appearance {
+                    continue;
+                }
+                walk.hits.push(Hit {
+                    kind: "annotation",
+                    page,
+                    location: format!("object {} {} /AP (appearance removed)", id.0, id.1),
+                    text: String::new(),
+                });
+            } else if cut_from > 0 {
+                walk.hits.push(Hit {
+                    kind: "annotation",
+                    page,
+                    location: format!(
+                        "object {} {} /AP: cut from {cut_from} string(s) the appearance draws",
+                        id.0, id.1
+                    ),
+                    text: String::new(),
+                });
+            }
+        }
+        drop_appearances(doc, &lost);
     }
     walk.hits
+}
+
+/// The appearance streams of an annotation (every state of N, R and D), as objects.
+fn appearance_streams(doc: &Document, annot: ObjectId) -> Vec<ObjectId> {
+    let Some(ap) = doc
+        .get_dictionary(annot)
+        .ok()
+        .and_then(|d| d.get(b"AP").ok())
+        .and_then(|o| doc.dereference(o).ok())
+        .and_then(|(_, o)| o.as_dict().ok())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (_, v) in ap.iter() {
+        match v {
+            Object::Reference(id) => match doc.get_object(*id) {
+                Ok(Object::Stream(_)) => out.push(*id),
+                Ok(Object::Dictionary(states)) => {
+                    out.extend(states.iter().filter_map(|(_, s)| s.as_reference().ok()));
+                }
+                _ => {}
+            },
+            Object::Dictionary(states) => {
+                out.extend(states.iter().filter_map(|(_, s)| s.as_reference().ok()));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Cuts the string out of every string an appearance shows (`Tj`, `TJ`, `'`, `"`),
+/// read byte for byte as the literal text it is; the number of strings changed.
+fn cut_appearance(doc: &mut Document, annot: ObjectId, find: Finder) -> usize {
+    use pdf_content::{parse, PdfString, Value};
+    let mut changed = 0;
+    for id in appearance_streams(doc, annot) {
+        let Ok(s) = doc.get_object(id).and_then(Object::as_stream) else {
+            continue;
+        };
+        let Ok(bytes) = s.decompressed_content_with_limit(MAX_SCAN_BYTES) else {
+            continue;
+        };
+        let mut edits = Vec::new();
+        let mut cut_string = |p: &PdfString, span: std::ops::Range<usize>| {
+            // Byte i of the string is char i of `text`; `starts` maps UTF-8 offsets back.
+            let text: String = p.bytes.iter().map(|&b| char::from(b)).collect();
+            let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            let ranges = find(&text);
+            if ranges.is_empty() {
+                return;
+            }
+            let keep: Vec<u8> = p
+                .bytes
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !ranges.iter().any(|&(a, b)| (a..b).contains(&starts[*i])))
+                .map(|(_, &b)| b)
+                .collect();
+            let mut out = Vec::new();
+            pdf_content::write::write_string(
+                &mut out,
+                &PdfString {
+                    bytes: keep,
+                    hex: p.hex,
+                },
+            );
+            edits.push((span, out));
+        };
+        for op in parse(&bytes) {
+            let Some(operand) = op.shown_operand() else {
+                continue;
+            };
+            match &operand.value {
+                Value::String(p) => cut_string(p, operand.span.clone()),
+                Value::Array(items) => {
+                    for item in items {
+                        if let Value::String(p) = &item.value {
+                            cut_string(p, item.span.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if edits.is_empty() {
+            continue;
+        }
+        let Ok(new) = pdf_content::write::patch(&bytes, &edits) else {
+            continue;
+        };
+        let mut enc = ZlibEncoder::new(Vec::new(), Compression::default());
+        if enc.write_all(&new).is_err() {
+            continue;
+        }
+        let Ok(compressed) = enc.finish() else {
+            continue;
+        };
+        if let Ok(s) = doc.get_object_mut(id).and_then(Object::as_stream_mut) {
+            s.dict.remove(b"DecodeParms");
+            s.dict.set("Filter", Object::Name(b"FlateDecode".to_vec()));
+            s.set_content(compressed);
+            changed += edits.len();
+        }
+    }
+    changed
 }
 
 /// The streams of the AcroForm's XFA packets (XML: template, datasets, …).
