@@ -178,6 +178,11 @@ fn corpus_replace_success_rate() {
                 } else {
                     eprintln!("{name} [{kind}] {phrase:?}: {verdict}");
                 }
+                // EDIT_CORPUS_SAVE=dir keeps every output, to look at by hand.
+                if let (Ok(dir), Ok(r)) = (std::env::var("EDIT_CORPUS_SAVE"), &res) {
+                    let out = std::path::Path::new(&dir).join(format!("{kind}-{name}"));
+                    let _ = std::fs::write(out, &r.pdf);
+                }
             }
         }
     }

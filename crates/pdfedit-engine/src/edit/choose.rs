@@ -4,7 +4,8 @@
 use std::sync::OnceLock;
 
 use lopdf::{Document, Object, ObjectId};
-use pdf_content::{FontObject, Glyph};
+use pdf_content::{FontKey, FontObject, Glyph};
+use pdf_fonts::cmap::code_bytes;
 use pdf_fonts::registry::{Kind, Registry};
 use pdf_fonts::Font;
 
@@ -206,4 +207,39 @@ fn substitute(
         name: resolved.name,
         warning: look_alike.then_some("approx_font_used"),
     })
+}
+
+/// Re-codes `segs` (codes in the glyph's own font `key`) with the codes the page already
+/// shows for the same text in that font. A font may map several codes to one character
+/// (a CID collection's full-width, proportional and vertical forms; a subset's duplicate
+/// glyphs): the document's own choice is the form that matches the text around it, and
+/// it certainly has a glyph.
+pub(crate) fn prefer_shown_codes(model: &PageModel, key: &FontKey, font: &Font, segs: &mut [Seg]) {
+    let mut shown: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for g in model.glyphs.glyphs.iter().filter(|g| &g.font == key) {
+        if let Some(u) = g.unicode.as_deref() {
+            shown.entry(u).or_insert(g.code);
+        }
+    }
+    for seg in segs.iter_mut() {
+        let Seg::Codes(codes) = seg else { continue };
+        let mut out = Vec::with_capacity(codes.len());
+        let mut pos = 0;
+        while pos < codes.len() {
+            let (code, used) = font.next_code(&codes[pos..]);
+            let used = used.clamp(1, codes.len() - pos);
+            // Only a code of the same byte length that splits back to itself.
+            let better = font
+                .unicode_str(code)
+                .and_then(|u| shown.get(u))
+                .map(|&c| code_bytes(c, used))
+                .filter(|b| font.next_code(b).1 == used);
+            match better {
+                Some(b) => out.extend(b),
+                None => out.extend_from_slice(&codes[pos..pos + used]),
+            }
+            pos += used;
+        }
+        *codes = out;
+    }
 }

@@ -25,6 +25,7 @@ pub(crate) mod streams;
 pub(crate) mod text;
 mod types;
 pub(crate) mod verify;
+mod vertical;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;

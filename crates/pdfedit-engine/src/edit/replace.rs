@@ -8,14 +8,15 @@ use pdf_content::interp::matrix::transform_rect;
 use pdf_content::{Glyph, StreamId};
 
 use super::actual::ActualTexts;
-use super::choose::{choose_font, space_width, Chosen, Seg};
+use super::choose::{choose_font, encode_segments, prefer_shown_codes, space_width, Chosen, Seg};
 
 use super::find::{Match, PageModel};
 use super::fit::{decide, spacing_at, text_width};
 use super::fonts::{strip_subset, DocFonts};
 use super::rewrite::{rewrite_ops, Action, Insert, InsertItem};
-use super::text::union;
+use super::text::{union, writing_dir};
 use super::types::{Edit, EditOp, FontPolicy};
+use super::vertical;
 
 /// Why a planned edit cannot be applied: a stable reason and a message.
 pub(crate) type Refusal = (&'static str, String);
@@ -84,15 +85,14 @@ pub(crate) fn plan_page(
                 "the text's font cannot be read".to_string(),
             )
         })?;
-        if font.font.is_vertical() {
-            return Err((
-                "unsupported_layout",
-                "vertical text is not edited yet".into(),
-            ));
+        let vertical = first.vertical;
+        let mut sp = spacing_at(model, first.stream, first.op_index);
+        if vertical {
+            // Horizontal scaling does not apply to a column.
+            sp.scale = 1.0;
         }
-        let sp = spacing_at(model, first.stream, first.op_index);
         let size = first.font_size;
-        let chosen = if m.replacement.is_empty() {
+        let mut chosen = if m.replacement.is_empty() {
             Chosen {
                 segs: Vec::new(),
                 font_id: None,
@@ -101,19 +101,48 @@ pub(crate) fn plan_page(
                 name: strip_subset(font.font.base_font()).to_string(),
                 warning: None,
             }
+        } else if vertical {
+            // Another font would be horizontal: a column is written in its own font only.
+            let segs = encode_segments(&font.font, &m.replacement).map_err(|e| {
+                let msg = format!("the vertical font lacks glyphs for the new text ({e})");
+                ("missing_glyphs", msg)
+            })?;
+            Chosen {
+                segs,
+                font_id: None,
+                switch_to: None,
+                source: if font.font.is_embedded() {
+                    "exact-embedded"
+                } else {
+                    "exact-declared"
+                },
+                name: strip_subset(font.font.base_font()).to_string(),
+                warning: None,
+            }
         } else {
             choose_font(doc, fonts, model, first, &m.replacement, policy)?
         };
+        if chosen.font_id.is_none() {
+            prefer_shown_codes(model, &first.font, &font.font, &mut chosen.segs);
+        }
         let new_font = match chosen.font_id {
             Some(id) => fonts.by_id(doc, id).unwrap_or_else(|| font.clone()),
             None => font.clone(),
         };
-        let space_w = space_width(&new_font.font);
+        // A column's word space is a full em.
+        let space_w = if vertical {
+            1000.0
+        } else {
+            space_width(&new_font.font)
+        };
         let width_at = |shrink: f64| -> f64 {
             chosen
                 .segs
                 .iter()
                 .map(|seg| match seg {
+                    Seg::Codes(c) if vertical => {
+                        vertical::text_length(&new_font.font, c, size * shrink, sp)
+                    }
                     Seg::Codes(c) => text_width(&new_font.font, c, size * shrink, sp),
                     Seg::Space => {
                         (space_w / 1000.0 * size * shrink + sp.char_spacing + sp.word_spacing)
@@ -123,12 +152,24 @@ pub(crate) fn plan_page(
                 .sum()
         };
         let new_w = width_at(1.0);
-        let old_w: f64 = members.iter().map(|&g| glyphs[g].advance).sum();
+        // Advances run down a column as negative numbers.
+        let old_w: f64 = members.iter().map(|&g| glyphs[g].advance.abs()).sum();
         // A word gap after the phrase stays a word gap: the new text may use the room up
         // to the next word less a space (or less the old gap when that was narrower).
-        let word_gap = space_width(&font.font) / 1000.0 * size * sp.scale;
+        let word_gap = if vertical {
+            space_w
+        } else {
+            space_width(&font.font)
+        } / 1000.0
+            * size
+            * sp.scale;
         let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
-        let fitted = decide(edit.fit, new_w, old_w, room, width_at).map_err(|msg| {
+        let fitted = if vertical {
+            vertical::decide(edit.fit, new_w, old_w, room, width_at)
+        } else {
+            decide(edit.fit, new_w, old_w, room, width_at)
+        };
+        let fitted = fitted.map_err(|msg| {
             let reason = if msg.starts_with("reflow") {
                 "reflow_unsupported"
             } else {
@@ -162,14 +203,14 @@ pub(crate) fn plan_page(
         for (k, &g) in members.iter().enumerate() {
             let gl = &glyphs[g];
             // Each op may run under its own Tz.
-            let op_scale = if gl.op_index == first.op_index {
+            let op_scale = if gl.op_index == first.op_index || vertical {
                 sp.scale
             } else {
                 spacing_at(model, gl.stream, gl.op_index).scale
             };
             let remove_kern = fitted
                 .keep_place
-                .then(|| -gl.advance * 1000.0 / (gl.font_size * op_scale));
+                .then(|| -gl.advance.abs() * 1000.0 / (gl.font_size * op_scale));
             let items: Vec<InsertItem> = chosen
                 .segs
                 .iter()
@@ -198,15 +239,21 @@ pub(crate) fn plan_page(
         // The new text's box: from the first glyph's origin, drawn width long.
         let (asc, desc) = ascent_descent(&new_font.font);
         let unit = size * sp.scale;
-        let new_box = transform_rect(
-            &first.trm,
-            [
-                0.0,
-                desc * fitted.shrink,
-                drawn_w / unit,
-                asc * fitted.shrink,
-            ],
-        );
+        let new_box = if vertical {
+            // Down the column from the pen, an em wide around it.
+            let half = 0.55 * fitted.shrink;
+            transform_rect(&first.trm, [-half, -drawn_w / unit, half, 0.0])
+        } else {
+            transform_rect(
+                &first.trm,
+                [
+                    0.0,
+                    desc * fitted.shrink,
+                    drawn_w / unit,
+                    asc * fitted.shrink,
+                ],
+            )
+        };
         let old_box = members
             .iter()
             .map(|&g| glyphs[g].bbox)
@@ -330,9 +377,13 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64, gap: (f64
                 .as_deref()
                 .is_some_and(|u| u.chars().all(char::is_whitespace))
     });
-    let dir = [first.trm[0], first.trm[1]];
-    let len = (dir[0] * dir[0] + dir[1] * dir[1]).sqrt().max(1e-9);
-    let unit = [dir[0] / len, dir[1] / len];
+    let unit = writing_dir(first);
+    let axis = if first.vertical {
+        [first.trm[2], first.trm[3]]
+    } else {
+        [first.trm[0], first.trm[1]]
+    };
+    let len = (axis[0] * axis[0] + axis[1] * axis[1]).sqrt().max(1e-9);
     // User-space length per text-space unit along the baseline.
     let per_unit = len / (first.font_size * scale).max(1e-9);
     let line_room = match next {
@@ -348,8 +399,8 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64, gap: (f64
             let margin = glyphs
                 .iter()
                 .filter(|g| {
-                    let d = (g.trm[0] * g.trm[0] + g.trm[1] * g.trm[1]).sqrt().max(1e-9);
-                    (g.trm[0] * unit[0] + g.trm[1] * unit[1]) / d > 0.9
+                    let d = writing_dir(g);
+                    d[0] * unit[0] + d[1] * unit[1] > 0.9
                 })
                 .map(|g| model.geom.distance_to_edge(g.trm[4], g.trm[5], back))
                 .fold(f64::INFINITY, f64::min);
