@@ -286,7 +286,12 @@ fn corpus_delete_is_tidy() {
             }
             let mut req = one(phrase, "", Fit::Auto);
             req.edits[0].op = EditOp::Delete;
-            let verdict = match edit(&bytes, &req) {
+            let res = edit(&bytes, &req);
+            if let (Ok(dir), Ok(r)) = (std::env::var("EDIT_CORPUS_SAVE"), &res) {
+                let out = std::path::Path::new(&dir).join(format!("delete-{total}-{name}"));
+                let _ = std::fs::write(out, &r.pdf);
+            }
+            let verdict = match res {
                 Err(e) => format!("error {e}"),
                 Ok(r) if !r.unmatched.is_empty() => "unmatched".into(),
                 Ok(r) if !r.failed.is_empty() => format!("failed {}", r.failed[0].reason),

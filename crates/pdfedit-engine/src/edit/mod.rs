@@ -12,6 +12,7 @@
 
 pub(crate) mod actual;
 mod choose;
+mod close_up;
 mod crypt;
 pub(crate) mod exports;
 pub(crate) mod find;

@@ -9,6 +9,7 @@ use pdf_content::{Glyph, StreamId};
 
 use super::actual::ActualTexts;
 use super::choose::{choose_font, encode_segments, prefer_shown_codes, space_width, Chosen, Seg};
+use super::close_up;
 
 use super::find::{Match, PageModel};
 use super::fit::{decide, spacing_at, text_width};
@@ -254,10 +255,18 @@ pub(crate) fn plan_page(
                 ],
             )
         };
-        let old_box = members
+        let mut old_box = members
             .iter()
             .map(|&g| glyphs[g].bbox)
             .fold(m.bbox_user, union);
+        if edit.op == EditOp::Delete {
+            if let Some(c) = close_up::plan(model, m, &members) {
+                if let Some(a) = actions.get_mut(&c.after_glyph) {
+                    a.remove_kern = Some(a.remove_kern.unwrap_or(0.0) + c.kern);
+                    old_box = union(old_box, c.moved_box);
+                }
+            }
+        }
         if drawn_w > 0.0 {
             new_boxes.push(new_box);
         }
