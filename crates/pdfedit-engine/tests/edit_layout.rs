@@ -152,3 +152,26 @@ fn vertical_columns_are_found_and_replaced() {
         assert!(flat.contains(&new), "{name}: pdftotext lacks {new}");
     }
 }
+
+#[test]
+fn a_phrase_drawn_in_several_type3_fonts_is_rewritten_in_them() {
+    // Skia splits its Type 3 fonts in pieces: the comma of this phrase is in another font
+    // than its first letter, and moves in the new text.
+    let Some(pdf) = load("font-type3-skia-chrome-2p.pdf") else {
+        return;
+    };
+    let r = edit(
+        &pdf,
+        &request(EditOp::Replace, "news, symbols", "symbols, news"),
+    )
+    .expect("edit runs");
+    assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
+    assert!(r.changes[0].verified);
+    assert_eq!(r.changes[0].font_source, "exact-embedded");
+    if let Some(text) = pdftotext(&r.pdf, &[], "type3") {
+        assert!(
+            text.contains("Search for symbols, news or companies"),
+            "{text}"
+        );
+    }
+}

@@ -243,3 +243,59 @@ pub(crate) fn prefer_shown_codes(model: &PageModel, key: &FontKey, font: &Font, 
         *codes = out;
     }
 }
+
+/// New text for a phrase the document draws in several of its own fonts (a Type 3 font
+/// split in 256-glyph pieces, a symbol font for the punctuation): each character in the
+/// first of the phrase's fonts that has it, the first glyph's font preferred. Besides the
+/// segments, where to switch fonts: `(segment index, font key)`.
+pub(crate) fn encode_in_phrase_fonts(
+    doc: &Document,
+    fonts: &mut DocFonts,
+    model: &PageModel,
+    members: &[usize],
+    text: &str,
+) -> Option<(Vec<Seg>, Vec<(usize, FontKey)>)> {
+    let glyphs = &model.glyphs.glyphs;
+    let mut keys: Vec<FontKey> = Vec::new();
+    for &g in members {
+        if !keys.contains(&glyphs[g].font) {
+            keys.push(glyphs[g].font.clone());
+        }
+    }
+    if keys.len() < 2 {
+        return None;
+    }
+    let loaded: Vec<_> = keys
+        .iter()
+        .map(|k| fonts.get(doc, k))
+        .collect::<Option<Vec<_>>>()?;
+    let mut segs: Vec<Seg> = Vec::new();
+    let mut switches: Vec<(usize, FontKey)> = Vec::new();
+    let mut current = 0;
+    for c in text.chars() {
+        let s = c.to_string();
+        let found = std::iter::once(current)
+            .chain((0..keys.len()).filter(|&i| i != current))
+            .find_map(|i| loaded[i].font.encode(&s).ok().map(|codes| (i, codes)));
+        let (i, codes) = match found {
+            Some(f) => f,
+            // A space no font draws is a kern in the current font.
+            None if c == ' ' => {
+                segs.push(Seg::Space);
+                continue;
+            }
+            None => return None,
+        };
+        if i != current {
+            switches.push((segs.len(), keys[i].clone()));
+            current = i;
+        }
+        let n = segs.len();
+        let switched_here = switches.last().is_some_and(|(at, _)| *at == n);
+        match segs.last_mut() {
+            Some(Seg::Codes(prev)) if !switched_here => prev.extend(codes),
+            _ => segs.push(Seg::Codes(codes)),
+        }
+    }
+    Some((segs, switches))
+}

@@ -8,7 +8,10 @@ use pdf_content::interp::matrix::transform_rect;
 use pdf_content::{Glyph, StreamId};
 
 use super::actual::ActualTexts;
-use super::choose::{choose_font, encode_segments, prefer_shown_codes, space_width, Chosen, Seg};
+use super::choose::{
+    choose_font, encode_in_phrase_fonts, encode_segments, prefer_shown_codes, space_width, Chosen,
+    Seg,
+};
 use super::close_up;
 
 use super::find::{Match, PageModel};
@@ -93,6 +96,8 @@ pub(crate) fn plan_page(
             sp.scale = 1.0;
         }
         let size = first.font_size;
+        // Font switches inside the new text, when the phrase's own fonts share it out.
+        let mut switches: Vec<(usize, pdf_content::FontKey)> = Vec::new();
         let mut chosen = if m.replacement.is_empty() {
             Chosen {
                 segs: Vec::new(),
@@ -121,9 +126,31 @@ pub(crate) fn plan_page(
                 warning: None,
             }
         } else {
-            choose_font(doc, fonts, model, first, &m.replacement, policy)?
+            match choose_font(doc, fonts, model, first, &m.replacement, policy) {
+                Ok(c) => c,
+                Err(refusal) => {
+                    let Some((segs, sw)) =
+                        encode_in_phrase_fonts(doc, fonts, model, &members, &m.replacement)
+                    else {
+                        return Err(refusal);
+                    };
+                    switches = sw;
+                    Chosen {
+                        segs,
+                        font_id: None,
+                        switch_to: None,
+                        source: if font.font.is_embedded() {
+                            "exact-embedded"
+                        } else {
+                            "exact-declared"
+                        },
+                        name: strip_subset(font.font.base_font()).to_string(),
+                        warning: None,
+                    }
+                }
+            }
         };
-        if chosen.font_id.is_none() {
+        if chosen.font_id.is_none() && switches.is_empty() {
             prefer_shown_codes(model, &first.font, &font.font, &mut chosen.segs);
         }
         let new_font = match chosen.font_id {
@@ -136,15 +163,25 @@ pub(crate) fn plan_page(
         } else {
             space_width(&new_font.font)
         };
+        // The font each segment is drawn in.
+        let mut seg_fonts = Vec::with_capacity(chosen.segs.len());
+        let mut current = new_font.clone();
+        for i in 0..chosen.segs.len() {
+            if let Some((_, key)) = switches.iter().find(|(at, _)| *at == i) {
+                current = fonts.get(doc, key).unwrap_or(current);
+            }
+            seg_fonts.push(current.clone());
+        }
         let width_at = |shrink: f64| -> f64 {
             chosen
                 .segs
                 .iter()
-                .map(|seg| match seg {
+                .zip(&seg_fonts)
+                .map(|(seg, seg_font)| match seg {
                     Seg::Codes(c) if vertical => {
                         vertical::text_length(&new_font.font, c, size * shrink, sp)
                     }
-                    Seg::Codes(c) => text_width(&new_font.font, c, size * shrink, sp),
+                    Seg::Codes(c) => text_width(&seg_font.font, c, size * shrink, sp),
                     Seg::Space => {
                         (space_w / 1000.0 * size * shrink + sp.char_spacing + sp.word_spacing)
                             * sp.scale
@@ -188,7 +225,7 @@ pub(crate) fn plan_page(
             .switch_to
             .clone()
             .unwrap_or_else(|| first.font.name.clone());
-        if chosen.switch_to.is_some() || fitted.shrink != 1.0 {
+        if chosen.switch_to.is_some() || fitted.shrink != 1.0 || !switches.is_empty() {
             before.extend(tf(&font_name, eff_size));
             after.extend(tf(&first.font.name, size));
         }
@@ -212,16 +249,18 @@ pub(crate) fn plan_page(
             let remove_kern = fitted
                 .keep_place
                 .then(|| -gl.advance.abs() * 1000.0 / (gl.font_size * op_scale));
-            let items: Vec<InsertItem> = chosen
-                .segs
-                .iter()
-                .map(|seg| match seg {
+            let mut items: Vec<InsertItem> = Vec::new();
+            for (i, seg) in chosen.segs.iter().enumerate() {
+                if let Some((_, key)) = switches.iter().find(|(at, _)| *at == i) {
+                    items.push(InsertItem::Raw(tf(&key.name, eff_size)));
+                }
+                items.push(match seg {
                     Seg::Codes(c) => InsertItem::Codes(c.clone()),
                     Seg::Space => InsertItem::Kern(
                         -(space_w + (sp.char_spacing + sp.word_spacing) * 1000.0 / eff_size),
                     ),
-                })
-                .collect();
+                });
+            }
             let insert = (k == 0 && !items.is_empty()).then(|| Insert {
                 before: before.clone(),
                 items,

@@ -30,6 +30,8 @@ pub(crate) enum InsertItem {
     Codes(Vec<u8>),
     /// A `TJ` number.
     Kern(f64),
+    /// Ops between the codes (a switch to another of the document's fonts).
+    Raw(Vec<u8>),
 }
 
 /// What happens to one matched glyph.
@@ -147,6 +149,7 @@ fn rewrite_op(
                             pieces.push(match item {
                                 InsertItem::Codes(c) => Piece::Text(c.clone(), ins.hex || s.hex),
                                 InsertItem::Kern(k) => Piece::Kern(*k),
+                                InsertItem::Raw(r) => Piece::Raw(r.clone()),
                             });
                         }
                         pieces.push(Piece::Kern(ins.kern_after));
