@@ -194,13 +194,14 @@ fn corpus_replace_success_rate() {
         total += t;
     }
     eprintln!("overall                  {ok}/{total}");
-    // Measured 168/188 (89 %) after the verification and room fixes; the rest are vertical
-    // CJK, Arabic with a broken ToUnicode, annotation-only text, Type 3 glyph snapping
-    // and phrases whose longer text cannot fit before the next word (see the report).
+    // Measured 175/188 (93 %) with vertical columns, CID collections and phrases in
+    // several Type 3 fonts; the rest are Arabic with a broken ToUnicode (4), text that
+    // lives only in FreeText annotations (4), PDFium snapping Type 3 bitmap glyphs of the
+    // kept rest of the line (2) and longer text that cannot fit before the next text (3).
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 88,
-            "replace success rate fell to {ok}/{total} (bar: 88 %)"
+            ok * 100 >= total * 92,
+            "replace success rate fell to {ok}/{total} (bar: 92 %)"
         );
     }
 }
@@ -320,4 +321,12 @@ fn corpus_delete_is_tidy() {
         }
     }
     eprintln!("delete overall {ok}/{total}");
+    // Measured 82/87: the rest are Arabic (2) and annotation-only text (2), unmatched,
+    // and one markup-annotated line whose highlight changes with the text under it.
+    if total > 0 {
+        assert!(
+            ok * 100 >= total * 92,
+            "tidy deletes fell to {ok}/{total} (bar: 92 %)"
+        );
+    }
 }

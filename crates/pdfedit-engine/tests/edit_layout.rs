@@ -175,3 +175,32 @@ fn a_phrase_drawn_in_several_type3_fonts_is_rewritten_in_them() {
         );
     }
 }
+
+#[test]
+fn delete_closes_up_a_line_placed_by_relative_moves() {
+    // Word places each run of a line with its own `Td`: the first move after the phrase
+    // is shortened and the line matrix restored after the line, so the next lines stay
+    // (verification would roll the delete back otherwise).
+    let Some(pdf) = load("font-tt-subset-word2016-4p.pdf") else {
+        return;
+    };
+    let Some(before) = words(&pdf, "rel-before") else {
+        eprintln!("SKIP: pdftotext not available");
+        return;
+    };
+    let start = before
+        .iter()
+        .find(|w| w.0 == "The")
+        .expect("line start")
+        .clone();
+    let find = "The alpha channel is now optional";
+    let r = edit(&pdf, &request(EditOp::Delete, find, "")).expect("edit runs");
+    assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
+    assert!(r.changes[0].verified);
+    let after = words(&r.pdf, "rel-after").expect("pdftotext");
+    let its = after
+        .iter()
+        .find(|w| w.0 == "Its" && (w.2 - start.2).abs() < 1.0)
+        .expect("the sentence after the phrase");
+    assert!(its.1 < start.1 + 10.0, "the line did not close up: {its:?}");
+}

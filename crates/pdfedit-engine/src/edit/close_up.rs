@@ -1,14 +1,21 @@
 //! A delete closes the line up: the text after the phrase moves back to where the phrase
 //! began, as if it had been typed without it (SPEC rule 7), instead of leaving a hole.
 //!
-//! The rest of the line moves with one `TJ` number after the last removed glyph, so it
-//! only moves when it is drawn in the same flow of the pen: the same content stream and
-//! no op in between that sets the text position (`Td`, `Tm`, `T*`, `BT`…). A line whose
-//! rest is placed by its own positioning ops, or that crosses a wide gap (a table's next
-//! column, a tab stop), keeps its place and the hole stays (the extracted text is tidy
-//! either way).
+//! The rest of the line moves with one `TJ` number after the last removed glyph when it
+//! is drawn in the same flow of the pen (the same content stream, no op in between that
+//! sets the text position). When the rest is placed by relative moves (`Td`/`TD`, as word
+//! processors write each run), the first of them moves back by as much and a `Td` after
+//! the line's last op moves the line matrix forward again, so the lines after it stay.
+//! A line that crosses a wide gap (a table's next column, a tab stop), is placed by an
+//! absolute `Tm`, or shares its ops with other lines keeps its place and the hole stays
+//! (the extracted text is tidy either way).
 
-use pdf_content::{Glyph, OpKind};
+use std::ops::Range;
+
+use pdf_content::write::write_number;
+use pdf_content::{Glyph, OpKind, StreamId};
+
+use super::fit::spacing_at;
 
 use super::find::{Match, PageModel};
 use super::text::{union, writing_dir};
@@ -25,6 +32,17 @@ pub(crate) struct CloseUp {
     /// Boxes of the glyphs that move, united (user space): their old places, which also
     /// hold their new ones.
     pub moved_box: [f64; 4],
+    /// Further byte edits of the stream (relative placement): the first move of the rest
+    /// of the line shortened, and a move back after the line.
+    pub edits: Vec<(StreamId, Range<usize>, Vec<u8>)>,
+}
+
+/// The part of a content stream that draws the rest of a line by relative moves.
+struct Region {
+    /// The rest's last glyph (content order).
+    end_glyph: usize,
+    /// Index of the first `Td`/`TD` op in the region.
+    first_move: usize,
 }
 
 /// The close-up for deleting `removed` (glyph indices in content order: the match and the
@@ -67,16 +85,26 @@ pub(crate) fn plan(model: &PageModel, m: &Match, removed: &[usize]) -> Option<Cl
             .as_deref()
             .is_some_and(|u| !u.trim().is_empty())
     };
+    if moving
+        .iter()
+        .filter(|g| visible(g))
+        .any(|g| !rest.contains(g))
+    {
+        return None;
+    }
+    // Not one flow: the rest may still be placed by relative moves only.
+    let mut relative = None;
     if rest
         .iter()
         .filter(|g| visible(g))
         .any(|g| !moving.contains(g))
-        || moving
-            .iter()
-            .filter(|g| visible(g))
-            .any(|g| !rest.contains(g))
     {
-        return None;
+        if lg.vertical {
+            return None;
+        }
+        let region = relative_region(model, &rest, last, visible)?;
+        moving = (last + 1..=region.end_glyph).collect();
+        relative = Some(region);
     }
     let dir = writing_dir(lg);
     let along = |g: &Glyph| g.trm[4] * dir[0] + g.trm[5] * dir[1];
@@ -126,13 +154,112 @@ pub(crate) fn plan(model: &PageModel, m: &Match, removed: &[usize]) -> Option<Cl
         .map(|&g| glyphs[g].bbox)
         .reduce(union)
         .unwrap_or(lg.bbox);
+    let edits = match relative {
+        Some(region) => relative_edits(model, lg.stream, &region, d)?,
+        None => Vec::new(),
+    };
     Some(CloseUp {
         // A positive number moves the pen back along the writing direction by
         // value/1000 of the rendering matrix's axis.
         kern: d * 1000.0 / unit,
         after_glyph: last,
         moved_box,
+        edits,
     })
+}
+
+/// For a rest of line placed by relative moves after glyph `last`: the region to move,
+/// when it draws nothing but the rest's glyphs, places nothing absolutely, and nothing
+/// after it continues the pen's flow.
+fn relative_region(
+    model: &PageModel,
+    rest: &[usize],
+    last: usize,
+    visible: impl Fn(&usize) -> bool,
+) -> Option<Region> {
+    let glyphs = &model.glyphs.glyphs;
+    let lg = &glyphs[last];
+    let end_glyph = rest.iter().copied().filter(|g| visible(g)).max()?;
+    if rest.iter().any(|&g| g < last) {
+        return None;
+    }
+    for (i, g) in glyphs.iter().enumerate().take(end_glyph + 1).skip(last + 1) {
+        if g.stream != lg.stream || (visible(&i) && !rest.contains(&i)) {
+            return None;
+        }
+    }
+    let ops = &model.glyphs.stream(lg.stream)?.ops;
+    let end_op = glyphs[end_glyph].op_index;
+    let mut first_move = None;
+    for (oi, op) in ops
+        .iter()
+        .enumerate()
+        .take(end_op + 1)
+        .skip(lg.op_index + 1)
+    {
+        match op.kind {
+            OpKind::MoveText(_) | OpKind::MoveTextSetLeading(_) => {
+                first_move.get_or_insert(oi);
+            }
+            ref k if breaks_flow(k) => return None,
+            _ => {}
+        }
+    }
+    // Text drawn after the region without being placed anew would move with it.
+    for op in ops.iter().skip(end_op + 1) {
+        match op.kind {
+            OpKind::ShowText | OpKind::ShowTextArray => return None,
+            ref k if breaks_flow(k) => break,
+            _ => {}
+        }
+    }
+    Some(Region {
+        end_glyph,
+        first_move: first_move?,
+    })
+}
+
+/// The region's first move shortened by `d` (user space) and the move back after the
+/// region's last op, as byte edits.
+fn relative_edits(
+    model: &PageModel,
+    stream: StreamId,
+    region: &Region,
+    d: f64,
+) -> Option<Vec<(StreamId, Range<usize>, Vec<u8>)>> {
+    let glyphs = &model.glyphs.glyphs;
+    let ops = &model.glyphs.stream(stream)?.ops;
+    let op = ops.get(region.first_move)?;
+    let (t, operator) = match op.kind {
+        OpKind::MoveText(t) => (t, &b"Td"[..]),
+        OpKind::MoveTextSetLeading(t) => (t, &b"TD"[..]),
+        _ => return None,
+    };
+    // Line-matrix units per user-space length, from the first glyph the move places: its
+    // rendering matrix is [Tfs·Th 0 0 Tfs 0 Ts] × Tm × CTM.
+    let g = glyphs
+        .iter()
+        .find(|g| g.stream == stream && g.op_index > region.first_move)?;
+    let th = spacing_at(model, stream, g.op_index).scale;
+    let axis = (g.trm[0] * g.trm[0] + g.trm[1] * g.trm[1]).sqrt();
+    if axis < 1e-9 {
+        return None;
+    }
+    let dt = d * g.font_size * th / axis;
+    let mut moved = Vec::new();
+    write_number(&mut moved, t[0] - dt);
+    moved.push(b' ');
+    write_number(&mut moved, t[1]);
+    moved.push(b' ');
+    moved.extend_from_slice(operator);
+    let mut back = vec![b' '];
+    write_number(&mut back, dt);
+    back.extend_from_slice(b" 0 Td ");
+    let at = ops[glyphs[region.end_glyph].op_index].span.end;
+    Some(vec![
+        (stream, op.span.clone(), moved),
+        (stream, at..at, back),
+    ])
 }
 
 /// Ops after which the pen is placed anew (or the frame changes), so later text does not

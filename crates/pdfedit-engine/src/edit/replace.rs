@@ -17,7 +17,7 @@ use super::close_up;
 use super::find::{Match, PageModel};
 use super::fit::{decide, spacing_at, text_width};
 use super::fonts::{strip_subset, DocFonts};
-use super::rewrite::{rewrite_ops, Action, Insert, InsertItem};
+use super::rewrite::{rewrite_ops_with, Action, Insert, InsertItem};
 use super::text::{union, writing_dir};
 use super::types::{Edit, EditOp, FontPolicy};
 use super::vertical;
@@ -63,6 +63,8 @@ pub(crate) fn plan_page(
     let mut actual = ActualTexts::default();
     let mut new_boxes: Vec<[f64; 4]> = Vec::new();
     let mut edited: Vec<usize> = Vec::new();
+    // Byte edits besides the rewritten ops (a delete's close-up by relative moves).
+    let mut extra_edits = Vec::new();
     for (mi, m) in matches.iter().enumerate() {
         let mut members = m.glyphs.clone();
         if edit.op == EditOp::Delete {
@@ -303,6 +305,7 @@ pub(crate) fn plan_page(
                 if let Some(a) = actions.get_mut(&c.after_glyph) {
                     a.remove_kern = Some(a.remove_kern.unwrap_or(0.0) + c.kern);
                     old_box = union(old_box, c.moved_box);
+                    extra_edits.extend(c.edits);
                 }
             }
         }
@@ -332,7 +335,8 @@ pub(crate) fn plan_page(
             format!("the new text would overlap other text on the page (\"{hit}\")"),
         ));
     }
-    let streams = rewrite_ops(model, &actions, &actual).map_err(|e| ("engine_error", e))?;
+    let streams = rewrite_ops_with(model, &actions, &actual, &extra_edits)
+        .map_err(|e| ("engine_error", e))?;
     Ok(PagePlan { streams, changes })
 }
 

@@ -55,6 +55,17 @@ pub(crate) fn rewrite_ops(
     actions: &HashMap<usize, Action>,
     actual: &ActualTexts,
 ) -> Result<Vec<(StreamId, Vec<u8>)>, String> {
+    rewrite_ops_with(model, actions, actual, &[])
+}
+
+/// [`rewrite_ops`] plus `extra` byte edits (ranges of a stream's bytes, never inside a
+/// text-showing op that `actions` rewrites).
+pub(crate) fn rewrite_ops_with(
+    model: &PageModel,
+    actions: &HashMap<usize, Action>,
+    actual: &ActualTexts,
+    extra: &[(StreamId, std::ops::Range<usize>, Vec<u8>)],
+) -> Result<Vec<(StreamId, Vec<u8>)>, String> {
     // stream → op → element → glyph indices in code order
     let mut touched: BTreeMap<StreamId, BTreeMap<usize, ()>> = BTreeMap::new();
     for &g in actions.keys() {
@@ -66,6 +77,9 @@ pub(crate) fn rewrite_ops(
     }
     for sid in actual.streams() {
         touched.entry(sid).or_default();
+    }
+    for (sid, _, _) in extra {
+        touched.entry(*sid).or_default();
     }
     let mut out = Vec::new();
     for (sid, ops) in touched {
@@ -90,6 +104,12 @@ pub(crate) fn rewrite_ops(
             edits.push((op.span.clone(), bytes));
         }
         edits.extend(actual.edits_for(sid));
+        edits.extend(
+            extra
+                .iter()
+                .filter(|(s, _, _)| *s == sid)
+                .map(|(_, r, b)| (r.clone(), b.clone())),
+        );
         let new = patch(&stream.bytes, &edits).map_err(|e| e.to_string())?;
         out.push((sid, new));
     }
