@@ -300,6 +300,13 @@ pub(crate) fn plan_page(
             .iter()
             .map(|&g| glyphs[g].bbox)
             .fold(m.bbox_user, union);
+        if !vertical {
+            // The interpreter's boxes follow the descriptor, whose descent some producers
+            // write with the wrong sign: the old ink reaches at least a fifth of an em down.
+            let (asc, desc) = ascent_descent(&font.font);
+            let old_ink = transform_rect(&first.trm, [0.0, desc, old_w / unit, asc]);
+            old_box = union(old_box, old_ink);
+        }
         if edit.op == EditOp::Delete {
             if let Some(c) = close_up::plan(model, m, &members) {
                 if let Some(a) = actions.get_mut(&c.after_glyph) {
