@@ -244,6 +244,9 @@ pub(crate) fn prefer_shown_codes(model: &PageModel, key: &FontKey, font: &Font, 
     }
 }
 
+/// Where new text switches to another font: `(segment index, font key)`.
+pub(crate) type FontSwitches = Vec<(usize, FontKey)>;
+
 /// New text for a phrase the document draws in several of its own fonts (a Type 3 font
 /// split in 256-glyph pieces, a symbol font for the punctuation): each character in the
 /// first of the phrase's fonts that has it, the first glyph's font preferred. Besides the
@@ -254,7 +257,7 @@ pub(crate) fn encode_in_phrase_fonts(
     model: &PageModel,
     members: &[usize],
     text: &str,
-) -> Option<(Vec<Seg>, Vec<(usize, FontKey)>)> {
+) -> Option<(Vec<Seg>, FontSwitches)> {
     let glyphs = &model.glyphs.glyphs;
     let mut keys: Vec<FontKey> = Vec::new();
     for &g in members {
@@ -270,7 +273,7 @@ pub(crate) fn encode_in_phrase_fonts(
         .map(|k| fonts.get(doc, k))
         .collect::<Option<Vec<_>>>()?;
     let mut segs: Vec<Seg> = Vec::new();
-    let mut switches: Vec<(usize, FontKey)> = Vec::new();
+    let mut switches: FontSwitches = Vec::new();
     let mut current = 0;
     for c in text.chars() {
         let s = c.to_string();

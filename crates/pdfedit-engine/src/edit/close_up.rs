@@ -10,12 +10,11 @@
 //! absolute `Tm`, or shares its ops with other lines keeps its place and the hole stays
 //! (the extracted text is tidy either way).
 
-use std::ops::Range;
-
 use pdf_content::write::write_number;
 use pdf_content::{Glyph, OpKind, StreamId};
 
 use super::fit::spacing_at;
+use super::rewrite::ByteEdit;
 
 use super::find::{Match, PageModel};
 use super::text::{union, writing_dir};
@@ -34,7 +33,7 @@ pub(crate) struct CloseUp {
     pub moved_box: [f64; 4],
     /// Further byte edits of the stream (relative placement): the first move of the rest
     /// of the line shortened, and a move back after the line.
-    pub edits: Vec<(StreamId, Range<usize>, Vec<u8>)>,
+    pub edits: Vec<ByteEdit>,
 }
 
 /// The part of a content stream that draws the rest of a line by relative moves.
@@ -226,7 +225,7 @@ fn relative_edits(
     stream: StreamId,
     region: &Region,
     d: f64,
-) -> Option<Vec<(StreamId, Range<usize>, Vec<u8>)>> {
+) -> Option<Vec<ByteEdit>> {
     let glyphs = &model.glyphs.glyphs;
     let ops = &model.glyphs.stream(stream)?.ops;
     let op = ops.get(region.first_move)?;

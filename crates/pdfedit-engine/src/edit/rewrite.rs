@@ -8,6 +8,9 @@ use pdf_content::{patch, Op, OpKind, StreamId, Value};
 use super::actual::ActualTexts;
 use super::find::PageModel;
 
+/// A byte edit of one content stream: the range replaced and the new bytes.
+pub(crate) type ByteEdit = (StreamId, std::ops::Range<usize>, Vec<u8>);
+
 /// New text drawn in place of a glyph (before the glyph's own removal).
 #[derive(Debug, Clone)]
 pub(crate) struct Insert {
@@ -64,7 +67,7 @@ pub(crate) fn rewrite_ops_with(
     model: &PageModel,
     actions: &HashMap<usize, Action>,
     actual: &ActualTexts,
-    extra: &[(StreamId, std::ops::Range<usize>, Vec<u8>)],
+    extra: &[ByteEdit],
 ) -> Result<Vec<(StreamId, Vec<u8>)>, String> {
     // stream → op → element → glyph indices in code order
     let mut touched: BTreeMap<StreamId, BTreeMap<usize, ()>> = BTreeMap::new();
