@@ -204,3 +204,20 @@ fn delete_closes_up_a_line_placed_by_relative_moves() {
         .expect("the sentence after the phrase");
     assert!(its.1 < start.1 + 10.0, "the line did not close up: {its:?}");
 }
+
+#[test]
+fn text_only_in_a_freetext_annotation_fails_with_a_reason() {
+    let Some(pdf) = load("annot-many-types.pdf") else {
+        return;
+    };
+    for op in [EditOp::Replace, EditOp::Delete] {
+        let r = edit(&pdf, &request(op, "explanation text", "other words")).expect("edit runs");
+        assert!(r.unmatched.is_empty() && r.changes.is_empty());
+        assert_eq!(r.failed.len(), 1);
+        assert_eq!(r.failed[0].reason, "annotation_text");
+        assert_eq!(r.pdf, pdf, "nothing changed");
+    }
+    // Text that is nowhere stays unmatched.
+    let r = edit(&pdf, &request(EditOp::Replace, "no such words", "x")).expect("edit runs");
+    assert_eq!(r.unmatched.len(), 1);
+}

@@ -11,6 +11,7 @@
 //! encrypted again with the same security handler, permissions and keys.
 
 pub(crate) mod actual;
+mod annot_text;
 mod choose;
 mod close_up;
 mod crypt;
@@ -161,6 +162,16 @@ fn edit_inner(
             continue;
         }
         if matches.is_empty() {
+            if annot_text::freetext_holds(&run.doc, &edit.scope, matcher) {
+                run.fail(
+                    edit,
+                    "annotation_text",
+                    "the text is only in a FreeText annotation, which replace and delete \
+                     do not edit yet"
+                        .into(),
+                );
+                continue;
+            }
             run.result.unmatched.push(Unmatched {
                 edit_index: edit.index,
                 op: edit.op,
