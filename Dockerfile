@@ -28,7 +28,7 @@ RUN npm run build:ts && npm prune --omit=dev
 FROM node:20-bookworm-slim AS runtime
 RUN apt-get update && apt-get install -y --no-install-recommends \
       tesseract-ocr tesseract-ocr-eng fonts-liberation fonts-crosextra-carlito fonts-crosextra-caladea \
-      fonts-urw-base35 fonts-dejavu-core fonts-ipafont-mincho fonts-ipafont-gothic ca-certificates tini \
+      fonts-urw-base35 fonts-dejavu-core fonts-ipafont-mincho fonts-ipafont-gothic poppler-data ca-certificates tini \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --home-dir /home/pdfedit pdfedit
 WORKDIR /app

@@ -188,6 +188,22 @@ impl Font {
         let fd = obj::dict(doc, cid_font, b"FontDescriptor");
         let descriptor = fd.map(|d| Descriptor::read(doc, d)).unwrap_or_default();
         let program = fd.and_then(|d| Program::load(doc, d));
+        // No ToUnicode and no program to read a cmap from, codes that are CIDs of a
+        // predefined collection: the collection's own table tells the text (as pdftotext
+        // and PDFium read it).
+        let mut to_unicode = to_unicode;
+        if to_unicode.is_empty() && program.is_none() && matches!(coding, CidCoding::Identity) {
+            let info = obj::dict(doc, cid_font, b"CIDSystemInfo");
+            let string = |key: &[u8]| match info.and_then(|i| obj::get(doc, i, key)) {
+                Some(Object::String(s, _)) => Some(s.clone()),
+                _ => None,
+            };
+            if let (Some(reg), Some(ord)) = (string(b"Registry"), string(b"Ordering")) {
+                if let Some(table) = crate::collection::cid_to_unicode(&reg, &ord) {
+                    to_unicode = (*table).clone();
+                }
+            }
+        }
         let cid_to_gid = cid_font
             .get(b"CIDToGIDMap")
             .ok()

@@ -14,6 +14,7 @@
 pub mod agl;
 pub mod cmap;
 mod cmap_tokens;
+mod collection;
 mod descriptor;
 pub mod embed;
 mod encode;

@@ -178,6 +178,11 @@ fn corpus_replace_success_rate() {
                 } else {
                     eprintln!("{name} [{kind}] {phrase:?}: {verdict}");
                 }
+                // EDIT_CORPUS_SAVE=dir keeps every output, to look at by hand.
+                if let (Ok(dir), Ok(r)) = (std::env::var("EDIT_CORPUS_SAVE"), &res) {
+                    let out = std::path::Path::new(&dir).join(format!("{kind}-{name}"));
+                    let _ = std::fs::write(out, &r.pdf);
+                }
             }
         }
     }
@@ -189,13 +194,14 @@ fn corpus_replace_success_rate() {
         total += t;
     }
     eprintln!("overall                  {ok}/{total}");
-    // Measured 168/188 (89 %) after the verification and room fixes; the rest are vertical
-    // CJK, Arabic with a broken ToUnicode, annotation-only text, Type 3 glyph snapping
-    // and phrases whose longer text cannot fit before the next word (see the report).
+    // Measured 175/188 (93 %) with vertical columns, CID collections and phrases in
+    // several Type 3 fonts; the rest are Arabic with a broken ToUnicode (4), text that
+    // lives only in FreeText annotations (4), PDFium snapping Type 3 bitmap glyphs of the
+    // kept rest of the line (2) and longer text that cannot fit before the next text (3).
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 88,
-            "replace success rate fell to {ok}/{total} (bar: 88 %)"
+            ok * 100 >= total * 92,
+            "replace success rate fell to {ok}/{total} (bar: 92 %)"
         );
     }
 }
@@ -281,7 +287,12 @@ fn corpus_delete_is_tidy() {
             }
             let mut req = one(phrase, "", Fit::Auto);
             req.edits[0].op = EditOp::Delete;
-            let verdict = match edit(&bytes, &req) {
+            let res = edit(&bytes, &req);
+            if let (Ok(dir), Ok(r)) = (std::env::var("EDIT_CORPUS_SAVE"), &res) {
+                let out = std::path::Path::new(&dir).join(format!("delete-{total}-{name}"));
+                let _ = std::fs::write(out, &r.pdf);
+            }
+            let verdict = match res {
                 Err(e) => format!("error {e}"),
                 Ok(r) if !r.unmatched.is_empty() => "unmatched".into(),
                 Ok(r) if !r.failed.is_empty() => format!("failed {}", r.failed[0].reason),
@@ -310,4 +321,12 @@ fn corpus_delete_is_tidy() {
         }
     }
     eprintln!("delete overall {ok}/{total}");
+    // Measured 83/87: the rest are Arabic with a broken ToUnicode (2) and text that lives
+    // only in FreeText annotations (2), both unmatched.
+    if total > 0 {
+        assert!(
+            ok * 100 >= total * 92,
+            "tidy deletes fell to {ok}/{total} (bar: 92 %)"
+        );
+    }
 }

@@ -163,6 +163,8 @@ pub struct Glyph {
     pub bbox: [f64; 4],
     /// `Tr`.
     pub render_mode: i64,
+    /// Shown in vertical writing (the pen moves down the text space's y axis).
+    pub vertical: bool,
     /// Fill colour approximated as RGB; `None` in colour spaces we do not convert.
     pub fill_rgb: Option<[f64; 3]>,
     /// The innermost marked-content MCID.

@@ -165,6 +165,7 @@ impl Interpreter<'_, '_> {
                 advance,
                 bbox: transform_rect(&trm, glyph_box),
                 render_mode: self.gstate.text.render_mode,
+                vertical,
                 fill_rgb: self.gstate.fill_rgb,
                 mcid,
                 actual_text,

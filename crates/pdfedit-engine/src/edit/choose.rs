@@ -4,7 +4,8 @@
 use std::sync::OnceLock;
 
 use lopdf::{Document, Object, ObjectId};
-use pdf_content::{FontObject, Glyph};
+use pdf_content::{FontKey, FontObject, Glyph};
+use pdf_fonts::cmap::code_bytes;
 use pdf_fonts::registry::{Kind, Registry};
 use pdf_fonts::Font;
 
@@ -206,4 +207,98 @@ fn substitute(
         name: resolved.name,
         warning: look_alike.then_some("approx_font_used"),
     })
+}
+
+/// Re-codes `segs` (codes in the glyph's own font `key`) with the codes the page already
+/// shows for the same text in that font. A font may map several codes to one character
+/// (a CID collection's full-width, proportional and vertical forms; a subset's duplicate
+/// glyphs): the document's own choice is the form that matches the text around it, and
+/// it certainly has a glyph.
+pub(crate) fn prefer_shown_codes(model: &PageModel, key: &FontKey, font: &Font, segs: &mut [Seg]) {
+    let mut shown: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for g in model.glyphs.glyphs.iter().filter(|g| &g.font == key) {
+        if let Some(u) = g.unicode.as_deref() {
+            shown.entry(u).or_insert(g.code);
+        }
+    }
+    for seg in segs.iter_mut() {
+        let Seg::Codes(codes) = seg else { continue };
+        let mut out = Vec::with_capacity(codes.len());
+        let mut pos = 0;
+        while pos < codes.len() {
+            let (code, used) = font.next_code(&codes[pos..]);
+            let used = used.clamp(1, codes.len() - pos);
+            // Only a code of the same byte length that splits back to itself.
+            let better = font
+                .unicode_str(code)
+                .and_then(|u| shown.get(u))
+                .map(|&c| code_bytes(c, used))
+                .filter(|b| font.next_code(b).1 == used);
+            match better {
+                Some(b) => out.extend(b),
+                None => out.extend_from_slice(&codes[pos..pos + used]),
+            }
+            pos += used;
+        }
+        *codes = out;
+    }
+}
+
+/// Where new text switches to another font: `(segment index, font key)`.
+pub(crate) type FontSwitches = Vec<(usize, FontKey)>;
+
+/// New text for a phrase the document draws in several of its own fonts (a Type 3 font
+/// split in 256-glyph pieces, a symbol font for the punctuation): each character in the
+/// first of the phrase's fonts that has it, the first glyph's font preferred. Besides the
+/// segments, where to switch fonts: `(segment index, font key)`.
+pub(crate) fn encode_in_phrase_fonts(
+    doc: &Document,
+    fonts: &mut DocFonts,
+    model: &PageModel,
+    members: &[usize],
+    text: &str,
+) -> Option<(Vec<Seg>, FontSwitches)> {
+    let glyphs = &model.glyphs.glyphs;
+    let mut keys: Vec<FontKey> = Vec::new();
+    for &g in members {
+        if !keys.contains(&glyphs[g].font) {
+            keys.push(glyphs[g].font.clone());
+        }
+    }
+    if keys.len() < 2 {
+        return None;
+    }
+    let loaded: Vec<_> = keys
+        .iter()
+        .map(|k| fonts.get(doc, k))
+        .collect::<Option<Vec<_>>>()?;
+    let mut segs: Vec<Seg> = Vec::new();
+    let mut switches: FontSwitches = Vec::new();
+    let mut current = 0;
+    for c in text.chars() {
+        let s = c.to_string();
+        let found = std::iter::once(current)
+            .chain((0..keys.len()).filter(|&i| i != current))
+            .find_map(|i| loaded[i].font.encode(&s).ok().map(|codes| (i, codes)));
+        let (i, codes) = match found {
+            Some(f) => f,
+            // A space no font draws is a kern in the current font.
+            None if c == ' ' => {
+                segs.push(Seg::Space);
+                continue;
+            }
+            None => return None,
+        };
+        if i != current {
+            switches.push((segs.len(), keys[i].clone()));
+            current = i;
+        }
+        let n = segs.len();
+        let switched_here = switches.last().is_some_and(|(at, _)| *at == n);
+        match segs.last_mut() {
+            Some(Seg::Codes(prev)) if !switched_here => prev.extend(codes),
+            _ => segs.push(Seg::Codes(codes)),
+        }
+    }
+    Some((segs, switches))
 }

@@ -11,7 +11,9 @@
 //! encrypted again with the same security handler, permissions and keys.
 
 pub(crate) mod actual;
+mod annot_text;
 mod choose;
+mod close_up;
 mod crypt;
 pub(crate) mod exports;
 pub(crate) mod find;
@@ -25,6 +27,7 @@ pub(crate) mod streams;
 pub(crate) mod text;
 mod types;
 pub(crate) mod verify;
+mod vertical;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
@@ -159,6 +162,16 @@ fn edit_inner(
             continue;
         }
         if matches.is_empty() {
+            if annot_text::freetext_holds(&run.doc, &edit.scope, matcher) {
+                run.fail(
+                    edit,
+                    "annotation_text",
+                    "the text is only in a FreeText annotation, which replace and delete \
+                     do not edit yet"
+                        .into(),
+                );
+                continue;
+            }
             run.result.unmatched.push(Unmatched {
                 edit_index: edit.index,
                 op: edit.op,

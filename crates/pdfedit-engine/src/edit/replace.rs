@@ -8,14 +8,19 @@ use pdf_content::interp::matrix::transform_rect;
 use pdf_content::{Glyph, StreamId};
 
 use super::actual::ActualTexts;
-use super::choose::{choose_font, space_width, Chosen, Seg};
+use super::choose::{
+    choose_font, encode_in_phrase_fonts, encode_segments, prefer_shown_codes, space_width, Chosen,
+    Seg,
+};
+use super::close_up;
 
 use super::find::{Match, PageModel};
 use super::fit::{decide, spacing_at, text_width};
 use super::fonts::{strip_subset, DocFonts};
-use super::rewrite::{rewrite_ops, Action, Insert, InsertItem};
-use super::text::union;
+use super::rewrite::{rewrite_ops_with, Action, Insert, InsertItem};
+use super::text::{union, writing_dir};
 use super::types::{Edit, EditOp, FontPolicy};
+use super::vertical;
 
 /// Why a planned edit cannot be applied: a stable reason and a message.
 pub(crate) type Refusal = (&'static str, String);
@@ -58,6 +63,8 @@ pub(crate) fn plan_page(
     let mut actual = ActualTexts::default();
     let mut new_boxes: Vec<[f64; 4]> = Vec::new();
     let mut edited: Vec<usize> = Vec::new();
+    // Byte edits besides the rewritten ops (a delete's close-up by relative moves).
+    let mut extra_edits = Vec::new();
     for (mi, m) in matches.iter().enumerate() {
         let mut members = m.glyphs.clone();
         if edit.op == EditOp::Delete {
@@ -84,15 +91,16 @@ pub(crate) fn plan_page(
                 "the text's font cannot be read".to_string(),
             )
         })?;
-        if font.font.is_vertical() {
-            return Err((
-                "unsupported_layout",
-                "vertical text is not edited yet".into(),
-            ));
+        let vertical = first.vertical;
+        let mut sp = spacing_at(model, first.stream, first.op_index);
+        if vertical {
+            // Horizontal scaling does not apply to a column.
+            sp.scale = 1.0;
         }
-        let sp = spacing_at(model, first.stream, first.op_index);
         let size = first.font_size;
-        let chosen = if m.replacement.is_empty() {
+        // Font switches inside the new text, when the phrase's own fonts share it out.
+        let mut switches: Vec<(usize, pdf_content::FontKey)> = Vec::new();
+        let mut chosen = if m.replacement.is_empty() {
             Chosen {
                 segs: Vec::new(),
                 font_id: None,
@@ -101,20 +109,81 @@ pub(crate) fn plan_page(
                 name: strip_subset(font.font.base_font()).to_string(),
                 warning: None,
             }
+        } else if vertical {
+            // Another font would be horizontal: a column is written in its own font only.
+            let segs = encode_segments(&font.font, &m.replacement).map_err(|e| {
+                let msg = format!("the vertical font lacks glyphs for the new text ({e})");
+                ("missing_glyphs", msg)
+            })?;
+            Chosen {
+                segs,
+                font_id: None,
+                switch_to: None,
+                source: if font.font.is_embedded() {
+                    "exact-embedded"
+                } else {
+                    "exact-declared"
+                },
+                name: strip_subset(font.font.base_font()).to_string(),
+                warning: None,
+            }
         } else {
-            choose_font(doc, fonts, model, first, &m.replacement, policy)?
+            match choose_font(doc, fonts, model, first, &m.replacement, policy) {
+                Ok(c) => c,
+                Err(refusal) => {
+                    let Some((segs, sw)) =
+                        encode_in_phrase_fonts(doc, fonts, model, &members, &m.replacement)
+                    else {
+                        return Err(refusal);
+                    };
+                    switches = sw;
+                    Chosen {
+                        segs,
+                        font_id: None,
+                        switch_to: None,
+                        source: if font.font.is_embedded() {
+                            "exact-embedded"
+                        } else {
+                            "exact-declared"
+                        },
+                        name: strip_subset(font.font.base_font()).to_string(),
+                        warning: None,
+                    }
+                }
+            }
         };
+        if chosen.font_id.is_none() && switches.is_empty() {
+            prefer_shown_codes(model, &first.font, &font.font, &mut chosen.segs);
+        }
         let new_font = match chosen.font_id {
             Some(id) => fonts.by_id(doc, id).unwrap_or_else(|| font.clone()),
             None => font.clone(),
         };
-        let space_w = space_width(&new_font.font);
+        // A column's word space is a full em.
+        let space_w = if vertical {
+            1000.0
+        } else {
+            space_width(&new_font.font)
+        };
+        // The font each segment is drawn in.
+        let mut seg_fonts = Vec::with_capacity(chosen.segs.len());
+        let mut current = new_font.clone();
+        for i in 0..chosen.segs.len() {
+            if let Some((_, key)) = switches.iter().find(|(at, _)| *at == i) {
+                current = fonts.get(doc, key).unwrap_or(current);
+            }
+            seg_fonts.push(current.clone());
+        }
         let width_at = |shrink: f64| -> f64 {
             chosen
                 .segs
                 .iter()
-                .map(|seg| match seg {
-                    Seg::Codes(c) => text_width(&new_font.font, c, size * shrink, sp),
+                .zip(&seg_fonts)
+                .map(|(seg, seg_font)| match seg {
+                    Seg::Codes(c) if vertical => {
+                        vertical::text_length(&new_font.font, c, size * shrink, sp)
+                    }
+                    Seg::Codes(c) => text_width(&seg_font.font, c, size * shrink, sp),
                     Seg::Space => {
                         (space_w / 1000.0 * size * shrink + sp.char_spacing + sp.word_spacing)
                             * sp.scale
@@ -123,12 +192,24 @@ pub(crate) fn plan_page(
                 .sum()
         };
         let new_w = width_at(1.0);
-        let old_w: f64 = members.iter().map(|&g| glyphs[g].advance).sum();
+        // Advances run down a column as negative numbers.
+        let old_w: f64 = members.iter().map(|&g| glyphs[g].advance.abs()).sum();
         // A word gap after the phrase stays a word gap: the new text may use the room up
         // to the next word less a space (or less the old gap when that was narrower).
-        let word_gap = space_width(&font.font) / 1000.0 * size * sp.scale;
+        let word_gap = if vertical {
+            space_w
+        } else {
+            space_width(&font.font)
+        } / 1000.0
+            * size
+            * sp.scale;
         let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
-        let fitted = decide(edit.fit, new_w, old_w, room, width_at).map_err(|msg| {
+        let fitted = if vertical {
+            vertical::decide(edit.fit, new_w, old_w, room, width_at)
+        } else {
+            decide(edit.fit, new_w, old_w, room, width_at)
+        };
+        let fitted = fitted.map_err(|msg| {
             let reason = if msg.starts_with("reflow") {
                 "reflow_unsupported"
             } else {
@@ -146,7 +227,7 @@ pub(crate) fn plan_page(
             .switch_to
             .clone()
             .unwrap_or_else(|| first.font.name.clone());
-        if chosen.switch_to.is_some() || fitted.shrink != 1.0 {
+        if chosen.switch_to.is_some() || fitted.shrink != 1.0 || !switches.is_empty() {
             before.extend(tf(&font_name, eff_size));
             after.extend(tf(&first.font.name, size));
         }
@@ -162,24 +243,26 @@ pub(crate) fn plan_page(
         for (k, &g) in members.iter().enumerate() {
             let gl = &glyphs[g];
             // Each op may run under its own Tz.
-            let op_scale = if gl.op_index == first.op_index {
+            let op_scale = if gl.op_index == first.op_index || vertical {
                 sp.scale
             } else {
                 spacing_at(model, gl.stream, gl.op_index).scale
             };
             let remove_kern = fitted
                 .keep_place
-                .then(|| -gl.advance * 1000.0 / (gl.font_size * op_scale));
-            let items: Vec<InsertItem> = chosen
-                .segs
-                .iter()
-                .map(|seg| match seg {
+                .then(|| -gl.advance.abs() * 1000.0 / (gl.font_size * op_scale));
+            let mut items: Vec<InsertItem> = Vec::new();
+            for (i, seg) in chosen.segs.iter().enumerate() {
+                if let Some((_, key)) = switches.iter().find(|(at, _)| *at == i) {
+                    items.push(InsertItem::Raw(tf(&key.name, eff_size)));
+                }
+                items.push(match seg {
                     Seg::Codes(c) => InsertItem::Codes(c.clone()),
                     Seg::Space => InsertItem::Kern(
                         -(space_w + (sp.char_spacing + sp.word_spacing) * 1000.0 / eff_size),
                     ),
-                })
-                .collect();
+                });
+            }
             let insert = (k == 0 && !items.is_empty()).then(|| Insert {
                 before: before.clone(),
                 items,
@@ -198,19 +281,41 @@ pub(crate) fn plan_page(
         // The new text's box: from the first glyph's origin, drawn width long.
         let (asc, desc) = ascent_descent(&new_font.font);
         let unit = size * sp.scale;
-        let new_box = transform_rect(
-            &first.trm,
-            [
-                0.0,
-                desc * fitted.shrink,
-                drawn_w / unit,
-                asc * fitted.shrink,
-            ],
-        );
-        let old_box = members
+        let new_box = if vertical {
+            // Down the column from the pen, an em wide around it.
+            let half = 0.55 * fitted.shrink;
+            transform_rect(&first.trm, [-half, -drawn_w / unit, half, 0.0])
+        } else {
+            transform_rect(
+                &first.trm,
+                [
+                    0.0,
+                    desc * fitted.shrink,
+                    drawn_w / unit,
+                    asc * fitted.shrink,
+                ],
+            )
+        };
+        let mut old_box = members
             .iter()
             .map(|&g| glyphs[g].bbox)
             .fold(m.bbox_user, union);
+        if !vertical {
+            // The interpreter's boxes follow the descriptor, whose descent some producers
+            // write with the wrong sign: the old ink reaches at least a fifth of an em down.
+            let (asc, desc) = ascent_descent(&font.font);
+            let old_ink = transform_rect(&first.trm, [0.0, desc, old_w / unit, asc]);
+            old_box = union(old_box, old_ink);
+        }
+        if edit.op == EditOp::Delete {
+            if let Some(c) = close_up::plan(model, m, &members) {
+                if let Some(a) = actions.get_mut(&c.after_glyph) {
+                    a.remove_kern = Some(a.remove_kern.unwrap_or(0.0) + c.kern);
+                    old_box = union(old_box, c.moved_box);
+                    extra_edits.extend(c.edits);
+                }
+            }
+        }
         if drawn_w > 0.0 {
             new_boxes.push(new_box);
         }
@@ -237,7 +342,8 @@ pub(crate) fn plan_page(
             format!("the new text would overlap other text on the page (\"{hit}\")"),
         ));
     }
-    let streams = rewrite_ops(model, &actions, &actual).map_err(|e| ("engine_error", e))?;
+    let streams = rewrite_ops_with(model, &actions, &actual, &extra_edits)
+        .map_err(|e| ("engine_error", e))?;
     Ok(PagePlan { streams, changes })
 }
 
@@ -330,9 +436,13 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64, gap: (f64
                 .as_deref()
                 .is_some_and(|u| u.chars().all(char::is_whitespace))
     });
-    let dir = [first.trm[0], first.trm[1]];
-    let len = (dir[0] * dir[0] + dir[1] * dir[1]).sqrt().max(1e-9);
-    let unit = [dir[0] / len, dir[1] / len];
+    let unit = writing_dir(first);
+    let axis = if first.vertical {
+        [first.trm[2], first.trm[3]]
+    } else {
+        [first.trm[0], first.trm[1]]
+    };
+    let len = (axis[0] * axis[0] + axis[1] * axis[1]).sqrt().max(1e-9);
     // User-space length per text-space unit along the baseline.
     let per_unit = len / (first.font_size * scale).max(1e-9);
     let line_room = match next {
@@ -348,8 +458,8 @@ fn room_after(model: &PageModel, m: &Match, first: &Glyph, scale: f64, gap: (f64
             let margin = glyphs
                 .iter()
                 .filter(|g| {
-                    let d = (g.trm[0] * g.trm[0] + g.trm[1] * g.trm[1]).sqrt().max(1e-9);
-                    (g.trm[0] * unit[0] + g.trm[1] * unit[1]) / d > 0.9
+                    let d = writing_dir(g);
+                    d[0] * unit[0] + d[1] * unit[1] > 0.9
                 })
                 .map(|g| model.geom.distance_to_edge(g.trm[4], g.trm[5], back))
                 .fold(f64::INFINITY, f64::min);

@@ -8,6 +8,9 @@ use pdf_content::{patch, Op, OpKind, StreamId, Value};
 use super::actual::ActualTexts;
 use super::find::PageModel;
 
+/// A byte edit of one content stream: the range replaced and the new bytes.
+pub(crate) type ByteEdit = (StreamId, std::ops::Range<usize>, Vec<u8>);
+
 /// New text drawn in place of a glyph (before the glyph's own removal).
 #[derive(Debug, Clone)]
 pub(crate) struct Insert {
@@ -30,6 +33,8 @@ pub(crate) enum InsertItem {
     Codes(Vec<u8>),
     /// A `TJ` number.
     Kern(f64),
+    /// Ops between the codes (a switch to another of the document's fonts).
+    Raw(Vec<u8>),
 }
 
 /// What happens to one matched glyph.
@@ -53,6 +58,17 @@ pub(crate) fn rewrite_ops(
     actions: &HashMap<usize, Action>,
     actual: &ActualTexts,
 ) -> Result<Vec<(StreamId, Vec<u8>)>, String> {
+    rewrite_ops_with(model, actions, actual, &[])
+}
+
+/// [`rewrite_ops`] plus `extra` byte edits (ranges of a stream's bytes, never inside a
+/// text-showing op that `actions` rewrites).
+pub(crate) fn rewrite_ops_with(
+    model: &PageModel,
+    actions: &HashMap<usize, Action>,
+    actual: &ActualTexts,
+    extra: &[ByteEdit],
+) -> Result<Vec<(StreamId, Vec<u8>)>, String> {
     // stream → op → element → glyph indices in code order
     let mut touched: BTreeMap<StreamId, BTreeMap<usize, ()>> = BTreeMap::new();
     for &g in actions.keys() {
@@ -64,6 +80,9 @@ pub(crate) fn rewrite_ops(
     }
     for sid in actual.streams() {
         touched.entry(sid).or_default();
+    }
+    for (sid, _, _) in extra {
+        touched.entry(*sid).or_default();
     }
     let mut out = Vec::new();
     for (sid, ops) in touched {
@@ -88,6 +107,12 @@ pub(crate) fn rewrite_ops(
             edits.push((op.span.clone(), bytes));
         }
         edits.extend(actual.edits_for(sid));
+        edits.extend(
+            extra
+                .iter()
+                .filter(|(s, _, _)| *s == sid)
+                .map(|(_, r, b)| (r.clone(), b.clone())),
+        );
         let new = patch(&stream.bytes, &edits).map_err(|e| e.to_string())?;
         out.push((sid, new));
     }
@@ -147,6 +172,7 @@ fn rewrite_op(
                             pieces.push(match item {
                                 InsertItem::Codes(c) => Piece::Text(c.clone(), ins.hex || s.hex),
                                 InsertItem::Kern(k) => Piece::Kern(*k),
+                                InsertItem::Raw(r) => Piece::Raw(r.clone()),
                             });
                         }
                         pieces.push(Piece::Kern(ins.kern_after));

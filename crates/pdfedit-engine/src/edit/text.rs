@@ -16,9 +16,19 @@ pub(crate) struct Line {
 
 /// How a glyph's origin and direction read: position along the baseline, baseline offset.
 fn frame(g: &Glyph) -> ([f64; 2], [f64; 2]) {
-    let (dx, dy) = (g.trm[0], g.trm[1]);
+    (writing_dir(g), [g.trm[4], g.trm[5]])
+}
+
+/// The unit vector (user space) the pen moves along after `g`: text space's x axis, or
+/// for vertical writing its negative y axis (columns run down).
+pub(crate) fn writing_dir(g: &Glyph) -> [f64; 2] {
+    let (dx, dy) = if g.vertical {
+        (-g.trm[2], -g.trm[3])
+    } else {
+        (g.trm[0], g.trm[1])
+    };
     let len = (dx * dx + dy * dy).sqrt().max(1e-9);
-    ([dx / len, dy / len], [g.trm[4], g.trm[5]])
+    [dx / len, dy / len]
 }
 
 fn size_of(g: &Glyph) -> f64 {
