@@ -8,14 +8,20 @@ use pdf_content::interp::matrix::transform_rect;
 use pdf_content::{Glyph, StreamId};
 
 use super::actual::ActualTexts;
-use super::choose::{choose_font, space_width, Chosen, Seg};
+use super::choose::{choose_font, embed_resolved, encode_segments, space_width, Chosen, Seg};
 
 use super::find::{Match, PageModel};
 use super::fit::{decide, spacing_at, text_width};
 use super::fonts::{strip_subset, DocFonts};
 use super::rewrite::{rewrite_ops, Action, Insert, InsertItem};
+use super::style;
 use super::text::union;
-use super::types::{Edit, EditOp, FontPolicy};
+use super::types::{Edit, EditOp, FontPolicy, Style};
+use pdf_fonts::registry::Kind;
+
+/// The reason `plan_page` gives when `fit: reflow` text does not fit its line: the page is
+/// then planned by [`super::reflow`].
+pub(crate) const REFLOW_NEEDED: &str = "reflow_needed";
 
 /// Why a planned edit cannot be applied: a stable reason and a message.
 pub(crate) type Refusal = (&'static str, String);
@@ -41,6 +47,11 @@ pub(crate) struct PagePlan {
     pub streams: Vec<(StreamId, Vec<u8>)>,
     /// One per match.
     pub changes: Vec<Planned>,
+    /// Content appended to the page after the streams are written (reflowed lines).
+    pub append: Option<Vec<u8>>,
+    /// User-space boxes that must be blank in the render before the edit (room a
+    /// reflowed paragraph grows into).
+    pub blank_user: Vec<[f64; 4]>,
 }
 
 /// Plans every match of one edit on one page.
@@ -51,6 +62,7 @@ pub(crate) fn plan_page(
     matches: &[Match],
     edit: &Edit,
     policy: FontPolicy,
+    keep_prefix: usize,
 ) -> Result<PagePlan, Refusal> {
     let glyphs = &model.glyphs.glyphs;
     let mut actions: HashMap<usize, Action> = HashMap::new();
@@ -92,7 +104,26 @@ pub(crate) fn plan_page(
         }
         let sp = spacing_at(model, first.stream, first.op_index);
         let size = first.font_size;
-        let chosen = if m.replacement.is_empty() {
+        // An inline insert keeps the anchor (and the word space after it) in the line's
+        // own style; a style override applies to the rest.
+        let styled = edit.style != Style::default();
+        let cut = if styled && keep_prefix > 0 && keep_prefix < m.replacement.len() {
+            keep_prefix
+        } else {
+            0
+        };
+        let (head_text, tail_text) = m.replacement.split_at(cut);
+        let head_segs = if head_text.is_empty() {
+            Vec::new()
+        } else {
+            encode_segments(&font.font, head_text).map_err(|e| {
+                (
+                    "unsupported_layout",
+                    format!("the anchor cannot be re-encoded in its own font ({e})"),
+                )
+            })?
+        };
+        let chosen = if tail_text.is_empty() {
             Chosen {
                 segs: Vec::new(),
                 font_id: None,
@@ -101,26 +132,45 @@ pub(crate) fn plan_page(
                 name: strip_subset(font.font.base_font()).to_string(),
                 warning: None,
             }
+        } else if let Some(name) = &edit.style.font {
+            let own_style = font.font.style();
+            let resolved =
+                style::resolve_font(name, own_style.bold, own_style.italic).ok_or_else(|| {
+                    (
+                        "missing_glyphs",
+                        format!("style.font {name} is not installed"),
+                    )
+                })?;
+            if policy == FontPolicy::MetricOnly && resolved.kind == Kind::LookAlike {
+                return Err((
+                    "no_metric_font",
+                    format!("style.font {} is a look-alike", resolved.name),
+                ));
+            }
+            embed_resolved(doc, fonts, model, first, &resolved, tail_text)?
         } else {
-            choose_font(doc, fonts, model, first, &m.replacement, policy)?
+            choose_font(doc, fonts, model, first, tail_text, policy)?
         };
         let new_font = match chosen.font_id {
             Some(id) => fonts.by_id(doc, id).unwrap_or_else(|| font.clone()),
             None => font.clone(),
         };
+        // The size asked for is the rendered size in points; the Tf size that gives it.
+        let rendered = first.trm[2].hypot(first.trm[3]).max(1e-6);
+        let tail_size = edit.style.size.map_or(size, |s| size * s / rendered);
+        let own_space_w = space_width(&font.font);
         let space_w = space_width(&new_font.font);
-        let width_at = |shrink: f64| -> f64 {
-            chosen
-                .segs
-                .iter()
+        let seg_width = |segs: &[Seg], f: &pdf_fonts::Font, sz: f64, sw: f64| -> f64 {
+            segs.iter()
                 .map(|seg| match seg {
-                    Seg::Codes(c) => text_width(&new_font.font, c, size * shrink, sp),
-                    Seg::Space => {
-                        (space_w / 1000.0 * size * shrink + sp.char_spacing + sp.word_spacing)
-                            * sp.scale
-                    }
+                    Seg::Codes(c) => text_width(f, c, sz, sp),
+                    Seg::Space => (sw / 1000.0 * sz + sp.char_spacing + sp.word_spacing) * sp.scale,
                 })
                 .sum()
+        };
+        let head_w = seg_width(&head_segs, &font.font, size, own_space_w);
+        let width_at = |shrink: f64| -> f64 {
+            head_w + seg_width(&chosen.segs, &new_font.font, tail_size * shrink, space_w)
         };
         let new_w = width_at(1.0);
         let old_w: f64 = members.iter().map(|&g| glyphs[g].advance).sum();
@@ -128,31 +178,50 @@ pub(crate) fn plan_page(
         // to the next word less a space (or less the old gap when that was narrower).
         let word_gap = space_width(&font.font) / 1000.0 * size * sp.scale;
         let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
-        let fitted = decide(edit.fit, new_w, old_w, room, width_at).map_err(|msg| {
+        // A size asked for is kept: fitting may condense but not shrink it.
+        let can_shrink = edit.style.size.is_none();
+        let fitted = decide(edit.fit, new_w, old_w, room, width_at, can_shrink).map_err(|msg| {
             let reason = if msg.starts_with("reflow") {
-                "reflow_unsupported"
+                REFLOW_NEEDED
             } else {
                 "overflow"
             };
             (reason, msg)
         })?;
-        let eff_size = size * fitted.shrink;
+        let eff_size = tail_size * fitted.shrink;
         let eff_scale = sp.scale * fitted.condense;
-        let drawn_w = width_at(fitted.shrink) * fitted.condense;
-        // Wrapping ops around the new text: font switch, size and scaling.
+        let drawn_w = if head_segs.is_empty() {
+            width_at(fitted.shrink) * fitted.condense
+        } else {
+            // A kept anchor is never condensed (inline inserts do not fit).
+            width_at(fitted.shrink)
+        };
+        // Wrapping ops around the new text: font switch, size, scaling and colour; after
+        // it, the state in force before is set again.
         let mut before = Vec::new();
         let mut after = Vec::new();
         let font_name = chosen
             .switch_to
             .clone()
             .unwrap_or_else(|| first.font.name.clone());
-        if chosen.switch_to.is_some() || fitted.shrink != 1.0 {
+        if chosen.switch_to.is_some() || eff_size != size {
             before.extend(tf(&font_name, eff_size));
             after.extend(tf(&first.font.name, size));
         }
         if fitted.condense != 1.0 {
             before.extend(tz(eff_scale));
-            after.extend(tz(sp.scale));
+            after.splice(0..0, tz(sp.scale));
+        }
+        if let Some(c) = edit.style.color.as_deref().and_then(style::parse_hex) {
+            let restore = style::fill_state_at(model, first.stream, first.op_index, false)
+                .ok_or_else(|| {
+                    (
+                        "unsupported_layout",
+                        "the text's colour is inherited from outside its form XObject".to_string(),
+                    )
+                })?;
+            before.extend(style::rgb_op(c));
+            after.splice(0..0, restore);
         }
         let kern_after = if fitted.keep_place && drawn_w > 0.0 {
             drawn_w * 1000.0 / (eff_size * eff_scale)
@@ -170,18 +239,26 @@ pub(crate) fn plan_page(
             let remove_kern = fitted
                 .keep_place
                 .then(|| -gl.advance * 1000.0 / (gl.font_size * op_scale));
-            let items: Vec<InsertItem> = chosen
-                .segs
+            let space_kern = |sw: f64, sz: f64| {
+                InsertItem::Kern(-(sw + (sp.char_spacing + sp.word_spacing) * 1000.0 / sz))
+            };
+            let mut items: Vec<InsertItem> = head_segs
                 .iter()
                 .map(|seg| match seg {
                     Seg::Codes(c) => InsertItem::Codes(c.clone()),
-                    Seg::Space => InsertItem::Kern(
-                        -(space_w + (sp.char_spacing + sp.word_spacing) * 1000.0 / eff_size),
-                    ),
+                    Seg::Space => space_kern(own_space_w, size),
                 })
                 .collect();
+            let mut ins_before = before.clone();
+            if !items.is_empty() && !ins_before.is_empty() {
+                items.push(InsertItem::Raw(std::mem::take(&mut ins_before)));
+            }
+            items.extend(chosen.segs.iter().map(|seg| match seg {
+                Seg::Codes(c) => InsertItem::Codes(c.clone()),
+                Seg::Space => space_kern(space_w, eff_size),
+            }));
             let insert = (k == 0 && !items.is_empty()).then(|| Insert {
-                before: before.clone(),
+                before: ins_before,
                 items,
                 hex: chosen.switch_to.is_some() && new_font.font.is_composite(),
                 kern_after,
@@ -197,16 +274,9 @@ pub(crate) fn plan_page(
         }
         // The new text's box: from the first glyph's origin, drawn width long.
         let (asc, desc) = ascent_descent(&new_font.font);
+        let tall = (eff_size / size).max(fitted.shrink);
         let unit = size * sp.scale;
-        let new_box = transform_rect(
-            &first.trm,
-            [
-                0.0,
-                desc * fitted.shrink,
-                drawn_w / unit,
-                asc * fitted.shrink,
-            ],
-        );
+        let new_box = transform_rect(&first.trm, [0.0, desc * tall, drawn_w / unit, asc * tall]);
         let old_box = members
             .iter()
             .map(|&g| glyphs[g].bbox)
@@ -238,7 +308,12 @@ pub(crate) fn plan_page(
         ));
     }
     let streams = rewrite_ops(model, &actions, &actual).map_err(|e| ("engine_error", e))?;
-    Ok(PagePlan { streams, changes })
+    Ok(PagePlan {
+        streams,
+        changes,
+        append: None,
+        blank_user: Vec::new(),
+    })
 }
 
 /// The middle of a box: a glyph's ink sits well inside its ascent-descent box, and
@@ -256,7 +331,11 @@ fn core(b: [f64; 4]) -> [f64; 4] {
 /// New text drawn over other visible text collides with it, even though no pixel outside
 /// the change's own area moves (the pixel check cannot see inside that area): the first
 /// glyph hit, or None.
-fn collision(glyphs: &[Glyph], new_boxes: &[[f64; 4]], edited: &[usize]) -> Option<String> {
+pub(crate) fn collision(
+    glyphs: &[Glyph],
+    new_boxes: &[[f64; 4]],
+    edited: &[usize],
+) -> Option<String> {
     for nb in new_boxes.iter().map(|b| core(*b)) {
         for (i, g) in glyphs.iter().enumerate() {
             let blank = g.unicode.as_deref().is_none_or(|u| u.trim().is_empty());
@@ -274,11 +353,11 @@ fn collision(glyphs: &[Glyph], new_boxes: &[[f64; 4]], edited: &[usize]) -> Opti
 
 /// Advance boxes do not hold all the ink (overhangs, accents, italic slant): the change's
 /// own area reaches this far beyond them, in user space (a fifth of the em).
-fn ink_margin(g: &Glyph) -> f64 {
+pub(crate) fn ink_margin(g: &Glyph) -> f64 {
     0.2 * (g.trm[2] * g.trm[2] + g.trm[3] * g.trm[3]).sqrt()
 }
 
-fn pad(b: [f64; 4], m: f64) -> [f64; 4] {
+pub(crate) fn pad(b: [f64; 4], m: f64) -> [f64; 4] {
     [b[0] - m, b[1] - m, b[2] + m, b[3] + m]
 }
 
@@ -301,7 +380,7 @@ fn tz(scale: f64) -> Vec<u8> {
 /// Ascent and descent in text space per unit of font size. Producers write the descent
 /// with the wrong sign (OpenOffice: `/Descent 211`) or leave it out, and the box must hold
 /// the descenders, so the descent is taken as negative and at least a fifth of the em.
-fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
+pub(crate) fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
     let d = font.descriptor();
     let ascent = if d.ascent > 0.0 {
         d.ascent / 1000.0

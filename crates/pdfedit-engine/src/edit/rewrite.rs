@@ -30,6 +30,8 @@ pub(crate) enum InsertItem {
     Codes(Vec<u8>),
     /// A `TJ` number.
     Kern(f64),
+    /// Ops run between the pieces (a font, size or colour switch of a styled part).
+    Raw(Vec<u8>),
 }
 
 /// What happens to one matched glyph.
@@ -41,9 +43,13 @@ pub(crate) struct Action {
     pub remove_kern: Option<f64>,
 }
 
-enum Piece {
+/// A piece of a rewritten or new text-showing sequence.
+pub(crate) enum Piece {
+    /// Codes, written as a hex string when the flag is set.
     Text(Vec<u8>, bool),
+    /// A `TJ` number.
     Kern(f64),
+    /// Ops between `TJ` arrays.
     Raw(Vec<u8>),
 }
 
@@ -147,6 +153,7 @@ fn rewrite_op(
                             pieces.push(match item {
                                 InsertItem::Codes(c) => Piece::Text(c.clone(), ins.hex || s.hex),
                                 InsertItem::Kern(k) => Piece::Kern(*k),
+                                InsertItem::Raw(r) => Piece::Raw(r.clone()),
                             });
                         }
                         pieces.push(Piece::Kern(ins.kern_after));
@@ -191,7 +198,7 @@ fn rewrite_op(
 }
 
 /// `[…] TJ` arrays, split where raw ops must run between them.
-fn write_pieces(out: &mut Vec<u8>, pieces: &[Piece]) {
+pub(crate) fn write_pieces(out: &mut Vec<u8>, pieces: &[Piece]) {
     let mut open = false;
     let mut pending_kern = 0.0;
     let flush_kern = |out: &mut Vec<u8>, k: &mut f64| {
