@@ -237,7 +237,10 @@ export interface EditSpec {
   flatten?: boolean
 }
 
-/** Style overrides (accepted; not applied yet, warning `style_not_applied`). */
+/**
+ * Style overrides of the new text (replace and insert): a font of the font list, a size in
+ * points, a `#RRGGBB` colour.
+ */
 export interface EditStyle {
   /** Font name from the font list. */
   font?: string
