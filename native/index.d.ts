@@ -278,6 +278,20 @@ export interface EditUnmatched {
   find: string
 }
 
+/** One font new text can be written in (`GET /v1/fonts`). */
+export interface FontEntry {
+  /** The name `style.font` takes. */
+  name: string
+  /** The promised family it serves. */
+  family: string
+  /** `regular`, `bold`, `italic` or `bold-italic`. */
+  style: string
+  /** `metric-twin` or `look-alike`. */
+  kind: string
+  /** Families whose widths it reproduces. */
+  metric_compatible_with: Array<string>
+}
+
 /** One AcroForm field in the API's shape. */
 export interface FormField {
   /** Fully qualified name. */
@@ -299,6 +313,9 @@ export interface FormField {
 
 /** Binds PDFium from the given shared library (idempotent). */
 export declare function init(pdfiumLibPath: string): void
+
+/** The installed fonts `style.font` may name (no PDFium needed). */
+export declare function listFonts(): Array<FontEntry>
 
 /** Pages, encryption, signatures and form facts of a document. */
 export declare function openInfo(pdf: Buffer, password?: string | undefined | null): DocInfo

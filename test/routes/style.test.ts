@@ -43,13 +43,28 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit style and 
   }
   const words = (s: string) => s.split(/\s+/).filter((w) => w.length > 0);
 
+  it('lists the fonts style.font takes, and refuses the list without a key', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/v1/fonts', headers: bearer(key) });
+    expect(res.statusCode, res.body).toBe(200);
+    const fonts = res.json().fonts as { name: string; family: string; style: string; kind: string }[];
+    expect(fonts).toContainEqual(
+      expect.objectContaining({ family: 'Times New Roman', style: 'bold', kind: 'metric-twin' }),
+    );
+    expect((await t.app.inject({ method: 'GET', url: '/v1/fonts' })).statusCode).toBe(401);
+  });
+
   it('replaces in a font picked from the font list, at a size and in a colour', async () => {
+    const list = (await t.app.inject({ method: 'GET', url: '/v1/fonts', headers: bearer(key) })).json();
+    const pick = list.fonts.find(
+      (f: { family: string; style: string }) => f.family === 'Times New Roman' && f.style === 'bold',
+    );
+    expect(pick.name).toBe('LiberationSerif-Bold');
     const res = await edit([
       {
         find: 'consetetur',
         replace: 'NEW',
         scope: { occurrence: 'first' },
-        style: { font: 'LiberationSerif-Bold', size: 12, color: '#FF0000' },
+        style: { font: pick.name, size: 12, color: '#FF0000' },
       },
     ]);
     expect(res.statusCode, res.body).toBe(200);

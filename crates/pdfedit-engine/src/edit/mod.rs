@@ -35,6 +35,7 @@ use lopdf::{Document, ObjectId};
 use pdf_render::raster::Raster;
 
 pub(crate) use exports::*;
+pub use style::{list_fonts, FontEntry};
 pub use types::*;
 pub use verify::bare_render;
 

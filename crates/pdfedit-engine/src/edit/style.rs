@@ -62,6 +62,38 @@ pub(crate) fn resolve_font(name: &str, bold: bool, italic: bool) -> Option<Resol
     }
 }
 
+/// One font new text can be written in (a row of `GET /v1/fonts`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FontEntry {
+    /// The name `style.font` takes (the installed file's name, e.g. `LiberationSerif-Bold`).
+    pub name: String,
+    /// The promised family it serves (e.g. `Times New Roman`).
+    pub family: String,
+    /// `regular`, `bold`, `italic` or `bold-italic`.
+    pub style: &'static str,
+    /// `metric-twin` or `look-alike` (also the `font_source` of text drawn in it).
+    pub kind: &'static str,
+    /// Families whose widths it reproduces.
+    pub metric_compatible_with: Vec<String>,
+}
+
+/// Every installed font of the registry's promised families and styles.
+pub fn list_fonts() -> Vec<FontEntry> {
+    registry()
+        .list()
+        .into_iter()
+        .filter_map(|l| {
+            Some(FontEntry {
+                name: l.name?,
+                family: l.family,
+                style: l.style.as_str(),
+                kind: l.kind.as_str(),
+                metric_compatible_with: l.metric_compatible_with,
+            })
+        })
+        .collect()
+}
+
 /// `#RRGGBB` as RGB components in 0..1.
 pub(crate) fn parse_hex(c: &str) -> Option<[f64; 3]> {
     let h = c.strip_prefix('#')?;
