@@ -413,14 +413,7 @@ impl Run {
                     // Fonts the in-place attempt embedded go again.
                     self.doc = page_doc;
                     self.fonts = DocFonts::default();
-                    if edit.style != Style::default() {
-                        Err((
-                            "reflow_unsupported",
-                            "style overrides are not combined with a reflow yet".to_string(),
-                        ))
-                    } else {
-                        reflow::plan_page(&mut self.doc, &mut self.fonts, model, ms, policy)
-                    }
+                    reflow::plan_page(&mut self.doc, &mut self.fonts, model, ms, edit, policy)
                 }
                 (other, _) => other,
             };
