@@ -205,6 +205,11 @@ fn plan_paragraph(
     if own.font.is_vertical() {
         return Err(unsupported("vertical text is not reflowed"));
     }
+    // A Type 3 glyph is a drawing in its own glyph space (FontMatrix); its text is only
+    // re-encoded in place, never re-laid out.
+    if own.font.kind() == pdf_fonts::FontKind::Type3 {
+        return Err(unsupported("text in a Type 3 font is not reflowed"));
+    }
     let sp = spacing_at(model, r.stream, r.op_index);
     let tfs = r.font_size;
     let ux = text_to_user(r, sp);
