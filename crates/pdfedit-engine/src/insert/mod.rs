@@ -1,6 +1,7 @@
 //! Inserting text (SPEC rule 9) at a point or on a new line below an anchor, in the style
 //! of the text around it: the nearest glyph's font (through the same chain as replace: own
-//! font, another subset, a metric twin, a look-alike), size, direction and colour. The text
+//! font, another subset, a metric twin, a look-alike), size, direction and colour, each
+//! overridable with `style` (a font of the font list is embedded as a new subset). The text
 //! goes into a new content stream appended to the page, and is verified like any change:
 //! it must not cover other glyphs, and nothing else on the page may change.
 //!

@@ -33,6 +33,8 @@ use paragraph::{blank, paragraph, text_to_user, Para};
 
 /// Most lines of a paragraph followed (bounds work on hostile files).
 pub(super) const MAX_LINES: usize = 400;
+/// Most glyphs between a line's first and last looked at for folded space glyphs.
+const MAX_SPACE_SCAN: usize = 20_000;
 /// Most lines a paragraph may grow by.
 const MAX_GROWTH: usize = 100;
 
@@ -271,6 +273,9 @@ fn plan_paragraph(
     for (k, info) in para.lines.iter().enumerate() {
         let lo = info.glyphs.iter().min().copied().unwrap_or(0);
         let hi = info.glyphs.iter().max().copied().unwrap_or(0);
+        if hi - lo > MAX_SPACE_SCAN {
+            continue; // a line drawn from far-apart ops: its folded spaces stay (invisible)
+        }
         for (g, gl) in glyphs.iter().enumerate().take(hi + 1).skip(lo) {
             if blank(gl)
                 && gl.stream == r.stream
