@@ -239,7 +239,10 @@ export interface EditSpec {
   flatten?: boolean
 }
 
-/** Style overrides (accepted; not applied yet, warning `style_not_applied`). */
+/**
+ * Style overrides of the new text (replace and insert): a font of the font list, a size in
+ * points, a `#RRGGBB` colour.
+ */
 export interface EditStyle {
   /** Font name from the font list. */
   font?: string
@@ -277,6 +280,20 @@ export interface EditUnmatched {
   find: string
 }
 
+/** One font new text can be written in (`GET /v1/fonts`). */
+export interface FontEntry {
+  /** The name `style.font` takes. */
+  name: string
+  /** The promised family it serves. */
+  family: string
+  /** `regular`, `bold`, `italic` or `bold-italic`. */
+  style: string
+  /** `metric-twin` or `look-alike`. */
+  kind: string
+  /** Families whose widths it reproduces. */
+  metric_compatible_with: Array<string>
+}
+
 /** One AcroForm field in the API's shape. */
 export interface FormField {
   /** Fully qualified name. */
@@ -298,6 +315,9 @@ export interface FormField {
 
 /** Binds PDFium from the given shared library (idempotent). */
 export declare function init(pdfiumLibPath: string): void
+
+/** The installed fonts `style.font` may name (no PDFium needed). */
+export declare function listFonts(): Array<FontEntry>
 
 /** Pages, encryption, signatures and form facts of a document. */
 export declare function openInfo(pdf: Buffer, password?: string | undefined | null): DocInfo

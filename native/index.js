@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.bareRender = nativeBinding.bareRender
 module.exports.edit = nativeBinding.edit
 module.exports.init = nativeBinding.init
+module.exports.listFonts = nativeBinding.listFonts
 module.exports.openInfo = nativeBinding.openInfo
 module.exports.readText = nativeBinding.readText
 module.exports.render = nativeBinding.render

@@ -16,6 +16,7 @@ import batch from './routes/batch.js';
 import docs from './routes/docs.js';
 import edit from './routes/edit.js';
 import files from './routes/files.js';
+import fonts from './routes/fonts.js';
 import health from './routes/health.js';
 import jobRoutes from './routes/jobs.js';
 import preview from './routes/preview.js';
@@ -48,6 +49,7 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(jobRoutes);
   await fastify.register(account);
   await fastify.register(source);
+  await fastify.register(fonts);
 }
 
 export function serverOptions(config: Config): FastifyServerOptions {

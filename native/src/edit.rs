@@ -65,7 +65,8 @@ pub struct EditScope {
     pub span_ids: Option<Vec<String>>,
 }
 
-/// Style overrides (accepted; not applied yet, warning `style_not_applied`).
+/// Style overrides of the new text (replace and insert): a font of the font list, a size in
+/// points, a `#RRGGBB` colour.
 #[napi(object)]
 pub struct EditStyle {
     /// Font name from the font list.

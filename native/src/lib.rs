@@ -76,6 +76,37 @@ pub fn init(pdfium_lib_path: String) -> Result<()> {
     guarded(|| pdfedit_engine::init(Path::new(&pdfium_lib_path)))
 }
 
+/// One font new text can be written in (`GET /v1/fonts`).
+#[napi(object)]
+pub struct FontEntry {
+    /// The name `style.font` takes.
+    pub name: String,
+    /// The promised family it serves.
+    pub family: String,
+    /// `regular`, `bold`, `italic` or `bold-italic`.
+    pub style: String,
+    /// `metric-twin` or `look-alike`.
+    pub kind: String,
+    /// Families whose widths it reproduces.
+    #[napi(js_name = "metric_compatible_with")]
+    pub metric_compatible_with: Vec<String>,
+}
+
+/// The installed fonts `style.font` may name (no PDFium needed).
+#[napi]
+pub fn list_fonts() -> Vec<FontEntry> {
+    pdfedit_engine::edit::list_fonts()
+        .into_iter()
+        .map(|f| FontEntry {
+            name: f.name,
+            family: f.family,
+            style: f.style.to_string(),
+            kind: f.kind.to_string(),
+            metric_compatible_with: f.metric_compatible_with,
+        })
+        .collect()
+}
+
 /// Pages, encryption, signatures and form facts of a document.
 #[napi]
 pub fn open_info(pdf: Buffer, password: Option<String>) -> Result<DocInfo> {

@@ -8,6 +8,7 @@ import { BatchBody } from '../schemas/batch.js';
 import { Box, Source } from '../schemas/common.js';
 import { EditBody } from '../schemas/edit.js';
 import { FileReservation } from '../schemas/files.js';
+import { FontsResponse } from '../schemas/fonts.js';
 
 /**
  * Reusable parts of the OpenAPI document: schemas (the TypeBox schemas the routes validate
@@ -41,7 +42,12 @@ const Change = Type.Object(
     op: Type.String(),
     find: Type.Optional(Type.String()),
     replace: Type.Optional(Type.String()),
-    font_source: Type.Optional(Type.String()),
+    font_source: Type.Optional(
+      Type.String({
+        description:
+          'exact-embedded, exact-declared, metric-twin, look-alike, raster or none; for a font picked with style.font, its kind in GET /v1/fonts.',
+      }),
+    ),
     font_used: Type.Optional(Type.String()),
     verified: Type.Optional(Type.Boolean()),
     collateral_pixels: Type.Optional(Type.Integer()),
@@ -75,7 +81,12 @@ const EditResult = Type.Object(
     status: Type.Union([Type.Literal('done'), Type.Literal('partial'), Type.Literal('failed')]),
     changes: Type.Optional(Type.Array(Change)),
     unmatched: Type.Optional(Type.Array(Type.Object({}))),
-    failed: Type.Optional(Type.Array(Type.Object({}))),
+    failed: Type.Optional(
+      Type.Array(Type.Object({}), {
+        description:
+          'Edits found but not applied, each with a stable reason: collateral_change, overflow (also: a reflowed paragraph needs more room than is blank below it), missing_glyphs, no_metric_font, reflow_unsupported (fit: reflow on a paragraph that is not simple: several fonts, sizes or colours, not horizontal, inside a form XObject, hyphenated line ends; or with a style override), …',
+      }),
+    ),
     warnings: Type.Optional(Type.Array(Type.Any())),
     flatten_skipped: Type.Optional(
       Type.Array(Type.String(), {
@@ -223,17 +234,7 @@ export const schemas = {
   Limits: LimitsResponse,
   Usage: UsageResponse,
   FileReservation,
-  Fonts: Type.Object({
-    fonts: Type.Array(
-      Type.Object({
-        name: Type.String(),
-        family: Type.String(),
-        style: Type.String(),
-        kind: Type.Union([Type.Literal('metric-twin'), Type.Literal('look-alike')]),
-        metric_compatible_with: Type.Array(Type.String()),
-      }),
-    ),
-  }),
+  Fonts: FontsResponse,
   CheckoutRequest: Type.Union([
     Type.Object(
       { plan: Type.Union(['starter', 'growth', 'scale'].map((p) => Type.Literal(p))) },

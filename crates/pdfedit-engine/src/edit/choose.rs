@@ -184,6 +184,22 @@ fn substitute(
             format!("only the look-alike {} is available", resolved.name),
         ));
     }
+    let look_alike = resolved.kind == Kind::LookAlike;
+    let mut chosen = embed_resolved(doc, fonts, model, first, &resolved, text)?;
+    chosen.warning = look_alike.then_some("approx_font_used");
+    Ok(chosen)
+}
+
+/// `resolved` embedded as a new subset font holding `text`'s glyphs, added to the resources
+/// of `first`'s stream; `font_source` is its kind in the font list.
+pub(crate) fn embed_resolved(
+    doc: &mut Document,
+    fonts: &mut DocFonts,
+    model: &PageModel,
+    first: &Glyph,
+    resolved: &pdf_fonts::registry::Resolved,
+    text: &str,
+) -> Result<Chosen, Refusal> {
     let embedded = pdf_fonts::embed::embed_font_file(doc, &resolved.path, text)
         .map_err(|e| ("missing_glyphs", e.to_string()))?;
     let codes = embedded
@@ -198,14 +214,13 @@ fn substitute(
     }
     let name =
         add_font_resource(doc, model, first.stream, id).map_err(|e| ("unsupported_layout", e))?;
-    let look_alike = resolved.kind == Kind::LookAlike;
     Ok(Chosen {
         segs: vec![Seg::Codes(codes)],
         font_id: Some(id),
         switch_to: Some(name),
         source: resolved.kind.as_str(),
-        name: resolved.name,
-        warning: look_alike.then_some("approx_font_used"),
+        name: resolved.name.clone(),
+        warning: None,
     })
 }
 

@@ -83,10 +83,11 @@ pub(crate) fn font_registry() -> &'static Registry {
     super::choose::registry()
 }
 
-pub(crate) use super::choose::{choose_font, space_width, Seg};
+pub(crate) use super::choose::{choose_font, embed_resolved, space_width, Seg};
 pub(crate) use super::find::PageModel;
 pub(crate) use super::fonts::DocFonts;
 pub(crate) use super::streams::{add_font_resource, append_page_stream, hex};
+pub(crate) use super::style::{parse_hex, resolve_font};
 
 /// Where `anchor` ends on the page: (line index, byte offset in the line's text).
 pub(crate) fn anchor_position(model: &PageModel, anchor: &str) -> Option<(usize, usize)> {

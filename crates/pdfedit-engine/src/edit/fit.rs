@@ -110,6 +110,7 @@ pub(crate) fn decide(
     old_w: f64,
     room: f64,
     width_at: impl Fn(f64) -> f64,
+    can_shrink: bool,
 ) -> Result<Fitted, String> {
     let plain = Fitted {
         condense: 1.0,
@@ -128,7 +129,9 @@ pub(crate) fn decide(
             condense: (old_w / new_w).clamp(0.05, 20.0),
             ..plain
         }),
-        Fit::Reflow => Err("reflow is not supported yet".into()),
+        // Text that fits its line is replaced in place; otherwise the paragraph reflows.
+        Fit::Reflow if new_w <= room * 1.0005 + 1e-6 => Ok(plain),
+        Fit::Reflow => Err("reflow: the new text does not fit its line".into()),
         Fit::Auto => {
             // A hair of tolerance: equal widths computed two ways differ in the last bits.
             if new_w <= room * 1.0005 + 1e-6 {
@@ -140,7 +143,8 @@ pub(crate) fn decide(
             }
             // Condense fully, then find the size factor that fits.
             let mut shrink = 1.0;
-            while shrink >= MIN_SHRINK - 1e-9 {
+            let floor = if can_shrink { MIN_SHRINK } else { 1.0 };
+            while shrink >= floor - 1e-9 {
                 if width_at(shrink) * MIN_CONDENSE <= room {
                     return Ok(Fitted {
                         condense: MIN_CONDENSE,
@@ -166,17 +170,17 @@ mod tests {
     fn auto_condenses_then_shrinks_then_refuses() {
         let w = |s: f64| 100.0 * s;
         assert_eq!(
-            decide(Fit::Auto, 90.0, 80.0, 95.0, w).map(|f| f.condense),
+            decide(Fit::Auto, 90.0, 80.0, 95.0, w, true).map(|f| f.condense),
             Ok(1.0)
         );
-        let f = decide(Fit::Auto, 100.0, 80.0, 90.0, w).expect("condensed");
+        let f = decide(Fit::Auto, 100.0, 80.0, 90.0, w, true).expect("condensed");
         assert!((f.condense - 0.9).abs() < 1e-9 && f.shrink == 1.0);
-        let f = decide(Fit::Auto, 100.0, 80.0, 75.0, w).expect("shrunk");
+        let f = decide(Fit::Auto, 100.0, 80.0, 75.0, w, true).expect("shrunk");
         assert_eq!(f.condense, MIN_CONDENSE);
         assert!(f.shrink < 0.9 && f.shrink >= MIN_SHRINK);
-        assert!(decide(Fit::Auto, 100.0, 50.0, 50.0, w).is_err());
+        assert!(decide(Fit::Auto, 100.0, 50.0, 50.0, w, true).is_err());
         assert!(
-            !decide(Fit::None, 300.0, 50.0, 50.0, w)
+            !decide(Fit::None, 300.0, 50.0, 50.0, w, true)
                 .expect("none")
                 .keep_place
         );

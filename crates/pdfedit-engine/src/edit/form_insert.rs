@@ -2,9 +2,7 @@
 
 use super::find::{anchor_end, compile};
 use super::fonts::DocFonts;
-use super::{
-    At, Edit, EditOp, Fit, FontPolicy, FormSpec, Occurrence, Run, Scope, Style, Unmatched,
-};
+use super::{At, Edit, EditOp, Fit, FontPolicy, FormSpec, Occurrence, Run, Scope, Unmatched};
 use crate::Error;
 
 impl Run {
@@ -35,12 +33,6 @@ impl Run {
         let Some(spec) = &edit.insert else {
             return Ok(());
         };
-        // Size and colour are applied at a point or on a new line; a font name, and any
-        // style of inline text (drawn as a replace in the anchor's font), are not yet.
-        let inline = matches!(spec.at, At::After { newline: false, .. });
-        if edit.style.font.is_some() || (inline && edit.style != Style::default()) {
-            self.result.warnings.push("style_not_applied".into());
-        }
         let page = match &spec.at {
             At::After {
                 phrase,
@@ -136,7 +128,9 @@ impl Run {
             return Ok(());
         }
         let (changes, failed) = (self.result.changes.len(), self.result.failed.len());
-        self.apply(&as_replace, matches, policy)?;
+        // The anchor and the space after it keep the line's style; `style` applies to the text.
+        let keep = phrase.len() + sep.len();
+        self.apply(&as_replace, matches, policy, keep)?;
         for c in &mut self.result.changes[changes..] {
             c.op = EditOp::Insert;
             c.replace = text.to_string();

@@ -21,9 +21,11 @@ pub(crate) mod fit;
 pub(crate) mod fonts;
 mod form_insert;
 mod mark;
+mod reflow;
 mod replace;
 pub(crate) mod rewrite;
 pub(crate) mod streams;
+pub(crate) mod style;
 pub(crate) mod text;
 mod types;
 pub(crate) mod verify;
@@ -36,6 +38,7 @@ use lopdf::{Document, ObjectId};
 use pdf_render::raster::Raster;
 
 pub(crate) use exports::*;
+pub use style::{list_fonts, FontEntry};
 pub use types::*;
 pub use verify::bare_render;
 
@@ -91,12 +94,17 @@ fn edit_inner(
                 (EditOp::Form, None) => {
                     return Err(format!("edit {}: form needs fields", e.index));
                 }
-                (EditOp::Insert, _) => return Ok(None),
+                (EditOp::Insert, _) => {
+                    return style::check(&e.style)
+                        .map(|()| None)
+                        .map_err(|m| format!("edit {}: {m}", e.index));
+                }
                 _ => {}
             }
             if e.op == EditOp::Replace && e.replace.is_empty() {
                 return Err(format!("edit {}: replace needs a replace text", e.index));
             }
+            style::check(&e.style).map_err(|m| format!("edit {}: {m}", e.index))?;
             compile(e)
                 .map(Some)
                 .map_err(|m| format!("edit {}: {m}", e.index))
@@ -179,10 +187,7 @@ fn edit_inner(
             });
             continue;
         }
-        if edit.style != Style::default() {
-            run.result.warnings.push("style_not_applied".into());
-        }
-        run.timed_edit(|run| run.apply(edit, matches, request.options.font_policy))?;
+        run.timed_edit(|run| run.apply(edit, matches, request.options.font_policy, 0))?;
     }
     if request.edits.iter().any(|e| e.op == EditOp::Redact) {
         crate::redact::finish(&mut run, request, &matchers)?;
@@ -385,7 +390,16 @@ impl Run {
         });
     }
 
-    fn apply(&mut self, edit: &Edit, matches: Vec<Match>, policy: FontPolicy) -> Result<(), Error> {
+    /// Plans, writes and verifies every match of a replace or delete. `keep_prefix` bytes of
+    /// each replacement are drawn in the line's own style even when the edit has a `style`
+    /// (an inline insert's anchor).
+    fn apply(
+        &mut self,
+        edit: &Edit,
+        matches: Vec<Match>,
+        policy: FontPolicy,
+        keep_prefix: usize,
+    ) -> Result<(), Error> {
         let snapshot = self.doc.clone();
         let mut by_page: BTreeMap<u32, Vec<Match>> = BTreeMap::new();
         for m in matches {
@@ -397,15 +411,36 @@ impl Run {
             let page_id = pages[&page];
             self.model(page, page_id)?;
             let model = &self.models[&page];
-            let outcome =
-                replace::plan_page(&mut self.doc, &mut self.fonts, model, ms, edit, policy)
-                    .and_then(|plan| {
-                        for (sid, bytes) in &plan.streams {
-                            streams::write_stream(&mut self.doc, model, *sid, bytes)
-                                .map_err(|e| ("unsupported_layout", e))?;
-                        }
-                        Ok(plan)
-                    });
+            let page_snapshot = (edit.fit == Fit::Reflow).then(|| self.doc.clone());
+            let planned_page = replace::plan_page(
+                &mut self.doc,
+                &mut self.fonts,
+                model,
+                ms,
+                edit,
+                policy,
+                keep_prefix,
+            );
+            let planned_page = match (planned_page, page_snapshot) {
+                (Err((replace::REFLOW_NEEDED, _)), Some(page_doc)) => {
+                    // Fonts the in-place attempt embedded go again.
+                    self.doc = page_doc;
+                    self.fonts = DocFonts::default();
+                    reflow::plan_page(&mut self.doc, &mut self.fonts, model, ms, edit, policy)
+                }
+                (other, _) => other,
+            };
+            let outcome = planned_page.and_then(|plan| {
+                for (sid, bytes) in &plan.streams {
+                    streams::write_stream(&mut self.doc, model, *sid, bytes)
+                        .map_err(|e| ("unsupported_layout", e))?;
+                }
+                if let Some(ops) = &plan.append {
+                    streams::append_page_stream(&mut self.doc, model.page_id, ops.clone())
+                        .map_err(|e| ("unsupported_layout", e))?;
+                }
+                Ok(plan)
+            });
             match outcome {
                 Ok(plan) => planned.push((page, model.geom, plan)),
                 Err((reason, message)) => {
@@ -426,6 +461,26 @@ impl Run {
                 Some(r) => r,
                 None => timed(&mut t.render_ms, || verify::render(&self.current, *page))?,
             };
+            if !plan.blank_user.is_empty() {
+                let boxes: Vec<[f64; 4]> = plan
+                    .blank_user
+                    .iter()
+                    .map(|b| geom.display_box(*b))
+                    .collect();
+                if !reflow::is_blank(&before, &boxes) {
+                    self.rollback(snapshot);
+                    self.renders.insert(*page, before);
+                    for (p, b, _) in after_renders {
+                        self.renders.insert(p, b);
+                    }
+                    self.fail(
+                        edit,
+                        "overflow",
+                        "the paragraph needs more lines and the room below it is not empty".into(),
+                    );
+                    return Ok(());
+                }
+            }
             let after = timed(&mut t.render_ms, || verify::render(&new_bytes, *page))?;
             let areas: Vec<[f64; 4]> = plan
                 .changes

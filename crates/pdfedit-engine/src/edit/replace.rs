@@ -9,8 +9,8 @@ use pdf_content::{Glyph, StreamId};
 
 use super::actual::ActualTexts;
 use super::choose::{
-    choose_font, encode_in_phrase_fonts, encode_segments, prefer_shown_codes, space_width, Chosen,
-    Seg,
+    choose_font, embed_resolved, encode_in_phrase_fonts, encode_segments, prefer_shown_codes,
+    space_width, Chosen, Seg,
 };
 use super::close_up;
 
@@ -18,9 +18,15 @@ use super::find::{Match, PageModel};
 use super::fit::{decide, spacing_at, text_width};
 use super::fonts::{strip_subset, DocFonts};
 use super::rewrite::{rewrite_ops_with, Action, Insert, InsertItem};
+use super::style;
 use super::text::{union, writing_dir};
-use super::types::{Edit, EditOp, FontPolicy};
+use super::types::{Edit, EditOp, FontPolicy, Style};
 use super::vertical;
+use pdf_fonts::registry::Kind;
+
+/// The reason `plan_page` gives when `fit: reflow` text does not fit its line: the page is
+/// then planned by [`super::reflow`].
+pub(crate) const REFLOW_NEEDED: &str = "reflow_needed";
 
 /// Why a planned edit cannot be applied: a stable reason and a message.
 pub(crate) type Refusal = (&'static str, String);
@@ -46,6 +52,11 @@ pub(crate) struct PagePlan {
     pub streams: Vec<(StreamId, Vec<u8>)>,
     /// One per match.
     pub changes: Vec<Planned>,
+    /// Content appended to the page after the streams are written (reflowed lines).
+    pub append: Option<Vec<u8>>,
+    /// User-space boxes that must be blank in the render before the edit (room a
+    /// reflowed paragraph grows into).
+    pub blank_user: Vec<[f64; 4]>,
 }
 
 /// Plans every match of one edit on one page.
@@ -56,6 +67,7 @@ pub(crate) fn plan_page(
     matches: &[Match],
     edit: &Edit,
     policy: FontPolicy,
+    keep_prefix: usize,
 ) -> Result<PagePlan, Refusal> {
     let glyphs = &model.glyphs.glyphs;
     let mut actions: HashMap<usize, Action> = HashMap::new();
@@ -98,9 +110,34 @@ pub(crate) fn plan_page(
             sp.scale = 1.0;
         }
         let size = first.font_size;
+        // An inline insert keeps the anchor (and the word space after it) in the line's
+        // own style; a style override applies to the rest.
+        let styled = edit.style != Style::default();
+        if styled && vertical {
+            return Err((
+                "unsupported_layout",
+                "style overrides are not applied to vertical text".into(),
+            ));
+        }
+        let cut = if styled && keep_prefix > 0 && keep_prefix < m.replacement.len() {
+            keep_prefix
+        } else {
+            0
+        };
+        let (head_text, tail_text) = m.replacement.split_at(cut);
+        let head_segs = if head_text.is_empty() {
+            Vec::new()
+        } else {
+            encode_segments(&font.font, head_text).map_err(|e| {
+                (
+                    "unsupported_layout",
+                    format!("the anchor cannot be re-encoded in its own font ({e})"),
+                )
+            })?
+        };
         // Font switches inside the new text, when the phrase's own fonts share it out.
         let mut switches: Vec<(usize, pdf_content::FontKey)> = Vec::new();
-        let mut chosen = if m.replacement.is_empty() {
+        let mut chosen = if tail_text.is_empty() {
             Chosen {
                 segs: Vec::new(),
                 font_id: None,
@@ -111,7 +148,7 @@ pub(crate) fn plan_page(
             }
         } else if vertical {
             // Another font would be horizontal: a column is written in its own font only.
-            let segs = encode_segments(&font.font, &m.replacement).map_err(|e| {
+            let segs = encode_segments(&font.font, tail_text).map_err(|e| {
                 let msg = format!("the vertical font lacks glyphs for the new text ({e})");
                 ("missing_glyphs", msg)
             })?;
@@ -127,12 +164,29 @@ pub(crate) fn plan_page(
                 name: strip_subset(font.font.base_font()).to_string(),
                 warning: None,
             }
+        } else if let Some(name) = &edit.style.font {
+            let own_style = font.font.style();
+            let resolved =
+                style::resolve_font(name, own_style.bold, own_style.italic).ok_or_else(|| {
+                    (
+                        "missing_glyphs",
+                        format!("style.font {name} is not installed"),
+                    )
+                })?;
+            if policy == FontPolicy::MetricOnly && resolved.kind == Kind::LookAlike {
+                return Err((
+                    "no_metric_font",
+                    format!("style.font {} is a look-alike", resolved.name),
+                ));
+            }
+            embed_resolved(doc, fonts, model, first, &resolved, tail_text)?
         } else {
-            match choose_font(doc, fonts, model, first, &m.replacement, policy) {
+            match choose_font(doc, fonts, model, first, tail_text, policy) {
                 Ok(c) => c,
                 Err(refusal) => {
-                    let Some((segs, sw)) =
-                        encode_in_phrase_fonts(doc, fonts, model, &members, &m.replacement)
+                    let Some((segs, sw)) = (cut == 0)
+                        .then(|| encode_in_phrase_fonts(doc, fonts, model, &members, tail_text))
+                        .flatten()
                     else {
                         return Err(refusal);
                     };
@@ -159,12 +213,25 @@ pub(crate) fn plan_page(
             Some(id) => fonts.by_id(doc, id).unwrap_or_else(|| font.clone()),
             None => font.clone(),
         };
+        // The size asked for is the rendered size in points; the Tf size that gives it.
+        let rendered = first.trm[2].hypot(first.trm[3]).max(1e-6);
+        let tail_size = edit.style.size.map_or(size, |s| size * s / rendered);
+        let own_space_w = space_width(&font.font);
         // A column's word space is a full em.
         let space_w = if vertical {
             1000.0
         } else {
             space_width(&new_font.font)
         };
+        let head_w: f64 = head_segs
+            .iter()
+            .map(|seg| match seg {
+                Seg::Codes(c) => text_width(&font.font, c, size, sp),
+                Seg::Space => {
+                    (own_space_w / 1000.0 * size + sp.char_spacing + sp.word_spacing) * sp.scale
+                }
+            })
+            .sum();
         // The font each segment is drawn in.
         let mut seg_fonts = Vec::with_capacity(chosen.segs.len());
         let mut current = new_font.clone();
@@ -175,21 +242,22 @@ pub(crate) fn plan_page(
             seg_fonts.push(current.clone());
         }
         let width_at = |shrink: f64| -> f64 {
-            chosen
-                .segs
-                .iter()
-                .zip(&seg_fonts)
-                .map(|(seg, seg_font)| match seg {
-                    Seg::Codes(c) if vertical => {
-                        vertical::text_length(&new_font.font, c, size * shrink, sp)
-                    }
-                    Seg::Codes(c) => text_width(&seg_font.font, c, size * shrink, sp),
-                    Seg::Space => {
-                        (space_w / 1000.0 * size * shrink + sp.char_spacing + sp.word_spacing)
-                            * sp.scale
-                    }
-                })
-                .sum()
+            let sz = tail_size * shrink;
+            head_w
+                + chosen
+                    .segs
+                    .iter()
+                    .zip(&seg_fonts)
+                    .map(|(seg, seg_font)| match seg {
+                        Seg::Codes(c) if vertical => {
+                            vertical::text_length(&new_font.font, c, sz, sp)
+                        }
+                        Seg::Codes(c) => text_width(&seg_font.font, c, sz, sp),
+                        Seg::Space => {
+                            (space_w / 1000.0 * sz + sp.char_spacing + sp.word_spacing) * sp.scale
+                        }
+                    })
+                    .sum::<f64>()
         };
         let new_w = width_at(1.0);
         // Advances run down a column as negative numbers.
@@ -204,36 +272,55 @@ pub(crate) fn plan_page(
             * size
             * sp.scale;
         let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
+        // A size asked for is kept: fitting may condense but not shrink it.
+        let can_shrink = edit.style.size.is_none();
         let fitted = if vertical {
             vertical::decide(edit.fit, new_w, old_w, room, width_at)
         } else {
-            decide(edit.fit, new_w, old_w, room, width_at)
+            decide(edit.fit, new_w, old_w, room, width_at, can_shrink)
         };
         let fitted = fitted.map_err(|msg| {
             let reason = if msg.starts_with("reflow") {
-                "reflow_unsupported"
+                REFLOW_NEEDED
             } else {
                 "overflow"
             };
             (reason, msg)
         })?;
-        let eff_size = size * fitted.shrink;
+        let eff_size = tail_size * fitted.shrink;
         let eff_scale = sp.scale * fitted.condense;
-        let drawn_w = width_at(fitted.shrink) * fitted.condense;
-        // Wrapping ops around the new text: font switch, size and scaling.
+        let drawn_w = if head_segs.is_empty() {
+            width_at(fitted.shrink) * fitted.condense
+        } else {
+            // A kept anchor is never condensed (inline inserts do not fit).
+            width_at(fitted.shrink)
+        };
+        // Wrapping ops around the new text: font switch, size, scaling and colour; after
+        // it, the state in force before is set again.
         let mut before = Vec::new();
         let mut after = Vec::new();
         let font_name = chosen
             .switch_to
             .clone()
             .unwrap_or_else(|| first.font.name.clone());
-        if chosen.switch_to.is_some() || fitted.shrink != 1.0 || !switches.is_empty() {
+        if chosen.switch_to.is_some() || eff_size != size || !switches.is_empty() {
             before.extend(tf(&font_name, eff_size));
             after.extend(tf(&first.font.name, size));
         }
         if fitted.condense != 1.0 {
             before.extend(tz(eff_scale));
-            after.extend(tz(sp.scale));
+            after.splice(0..0, tz(sp.scale));
+        }
+        if let Some(c) = edit.style.color.as_deref().and_then(style::parse_hex) {
+            let restore = style::fill_state_at(model, first.stream, first.op_index, false)
+                .ok_or_else(|| {
+                    (
+                        "unsupported_layout",
+                        "the text's colour is inherited from outside its form XObject".to_string(),
+                    )
+                })?;
+            before.extend(style::rgb_op(c));
+            after.splice(0..0, restore);
         }
         let kern_after = if fitted.keep_place && drawn_w > 0.0 {
             drawn_w * 1000.0 / (eff_size * eff_scale)
@@ -251,20 +338,31 @@ pub(crate) fn plan_page(
             let remove_kern = fitted
                 .keep_place
                 .then(|| -gl.advance.abs() * 1000.0 / (gl.font_size * op_scale));
-            let mut items: Vec<InsertItem> = Vec::new();
+            let space_kern = |sw: f64, sz: f64| {
+                InsertItem::Kern(-(sw + (sp.char_spacing + sp.word_spacing) * 1000.0 / sz))
+            };
+            let mut items: Vec<InsertItem> = head_segs
+                .iter()
+                .map(|seg| match seg {
+                    Seg::Codes(c) => InsertItem::Codes(c.clone()),
+                    Seg::Space => space_kern(own_space_w, size),
+                })
+                .collect();
+            let mut ins_before = before.clone();
+            if !items.is_empty() && !ins_before.is_empty() {
+                items.push(InsertItem::Raw(std::mem::take(&mut ins_before)));
+            }
             for (i, seg) in chosen.segs.iter().enumerate() {
                 if let Some((_, key)) = switches.iter().find(|(at, _)| *at == i) {
                     items.push(InsertItem::Raw(tf(&key.name, eff_size)));
                 }
                 items.push(match seg {
                     Seg::Codes(c) => InsertItem::Codes(c.clone()),
-                    Seg::Space => InsertItem::Kern(
-                        -(space_w + (sp.char_spacing + sp.word_spacing) * 1000.0 / eff_size),
-                    ),
+                    Seg::Space => space_kern(space_w, eff_size),
                 });
             }
             let insert = (k == 0 && !items.is_empty()).then(|| Insert {
-                before: before.clone(),
+                before: ins_before,
                 items,
                 hex: chosen.switch_to.is_some() && new_font.font.is_composite(),
                 kern_after,
@@ -280,21 +378,14 @@ pub(crate) fn plan_page(
         }
         // The new text's box: from the first glyph's origin, drawn width long.
         let (asc, desc) = ascent_descent(&new_font.font);
+        let tall = (eff_size / size).max(fitted.shrink);
         let unit = size * sp.scale;
         let new_box = if vertical {
             // Down the column from the pen, an em wide around it.
             let half = 0.55 * fitted.shrink;
             transform_rect(&first.trm, [-half, -drawn_w / unit, half, 0.0])
         } else {
-            transform_rect(
-                &first.trm,
-                [
-                    0.0,
-                    desc * fitted.shrink,
-                    drawn_w / unit,
-                    asc * fitted.shrink,
-                ],
-            )
+            transform_rect(&first.trm, [0.0, desc * tall, drawn_w / unit, asc * tall])
         };
         let mut old_box = members
             .iter()
@@ -344,7 +435,12 @@ pub(crate) fn plan_page(
     }
     let streams = rewrite_ops_with(model, &actions, &actual, &extra_edits)
         .map_err(|e| ("engine_error", e))?;
-    Ok(PagePlan { streams, changes })
+    Ok(PagePlan {
+        streams,
+        changes,
+        append: None,
+        blank_user: Vec::new(),
+    })
 }
 
 /// The middle of a box: a glyph's ink sits well inside its ascent-descent box, and
@@ -362,7 +458,11 @@ fn core(b: [f64; 4]) -> [f64; 4] {
 /// New text drawn over other visible text collides with it, even though no pixel outside
 /// the change's own area moves (the pixel check cannot see inside that area): the first
 /// glyph hit, or None.
-fn collision(glyphs: &[Glyph], new_boxes: &[[f64; 4]], edited: &[usize]) -> Option<String> {
+pub(crate) fn collision(
+    glyphs: &[Glyph],
+    new_boxes: &[[f64; 4]],
+    edited: &[usize],
+) -> Option<String> {
     for nb in new_boxes.iter().map(|b| core(*b)) {
         for (i, g) in glyphs.iter().enumerate() {
             let blank = g.unicode.as_deref().is_none_or(|u| u.trim().is_empty());
@@ -380,11 +480,11 @@ fn collision(glyphs: &[Glyph], new_boxes: &[[f64; 4]], edited: &[usize]) -> Opti
 
 /// Advance boxes do not hold all the ink (overhangs, accents, italic slant): the change's
 /// own area reaches this far beyond them, in user space (a fifth of the em).
-fn ink_margin(g: &Glyph) -> f64 {
+pub(crate) fn ink_margin(g: &Glyph) -> f64 {
     0.2 * (g.trm[2] * g.trm[2] + g.trm[3] * g.trm[3]).sqrt()
 }
 
-fn pad(b: [f64; 4], m: f64) -> [f64; 4] {
+pub(crate) fn pad(b: [f64; 4], m: f64) -> [f64; 4] {
     [b[0] - m, b[1] - m, b[2] + m, b[3] + m]
 }
 
@@ -407,7 +507,7 @@ fn tz(scale: f64) -> Vec<u8> {
 /// Ascent and descent in text space per unit of font size. Producers write the descent
 /// with the wrong sign (OpenOffice: `/Descent 211`) or leave it out, and the box must hold
 /// the descenders, so the descent is taken as negative and at least a fifth of the em.
-fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
+pub(crate) fn ascent_descent(font: &pdf_fonts::Font) -> (f64, f64) {
     let d = font.descriptor();
     let ascent = if d.ascent > 0.0 {
         d.ascent / 1000.0

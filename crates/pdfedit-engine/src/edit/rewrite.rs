@@ -33,7 +33,8 @@ pub(crate) enum InsertItem {
     Codes(Vec<u8>),
     /// A `TJ` number.
     Kern(f64),
-    /// Ops between the codes (a switch to another of the document's fonts).
+    /// Ops run between the pieces (a switch to another of the document's fonts, or the
+    /// font, size or colour switch of a styled part).
     Raw(Vec<u8>),
 }
 
@@ -46,9 +47,13 @@ pub(crate) struct Action {
     pub remove_kern: Option<f64>,
 }
 
-enum Piece {
+/// A piece of a rewritten or new text-showing sequence.
+pub(crate) enum Piece {
+    /// Codes, written as a hex string when the flag is set.
     Text(Vec<u8>, bool),
+    /// A `TJ` number.
     Kern(f64),
+    /// Ops between `TJ` arrays.
     Raw(Vec<u8>),
 }
 
@@ -217,7 +222,7 @@ fn rewrite_op(
 }
 
 /// `[…] TJ` arrays, split where raw ops must run between them.
-fn write_pieces(out: &mut Vec<u8>, pieces: &[Piece]) {
+pub(crate) fn write_pieces(out: &mut Vec<u8>, pieces: &[Piece]) {
     let mut open = false;
     let mut pending_kern = 0.0;
     let flush_kern = |out: &mut Vec<u8>, k: &mut f64| {

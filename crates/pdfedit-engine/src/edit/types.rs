@@ -89,14 +89,18 @@ pub enum Fit {
     None,
     /// Always scale to the old width.
     Shrink,
-    /// Reflow the paragraph (not supported yet: reason `reflow_unsupported`).
+    /// Replace in place when the text fits its line; otherwise re-break the paragraph from
+    /// the match's line on (simple paragraphs only: reason `reflow_unsupported` otherwise,
+    /// `overflow` when it would need more room than is empty below it).
     Reflow,
 }
 
-/// Style overrides for the new text.
+/// Style overrides for the new text (replace and insert).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Style {
-    /// A font name from the font list (not applied yet: a warning is given).
+    /// A font name from the font list (`LiberationSerif-Bold`), or a listed family
+    /// (`Times New Roman`, then in the style of the text it replaces); embedded as a new
+    /// subset, `font_source` is its kind in the list.
     pub font: Option<String>,
     /// Size in points.
     pub size: Option<f64>,

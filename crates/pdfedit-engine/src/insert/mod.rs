@@ -1,6 +1,7 @@
 //! Inserting text (SPEC rule 9) at a point or on a new line below an anchor, in the style
 //! of the text around it: the nearest glyph's font (through the same chain as replace: own
-//! font, another subset, a metric twin, a look-alike), size, direction and colour. The text
+//! font, another subset, a metric twin, a look-alike), size, direction and colour, each
+//! overridable with `style` (a font of the font list is embedded as a new subset). The text
 //! goes into a new content stream appended to the page, and is verified like any change:
 //! it must not cover other glyphs, and nothing else on the page may change.
 //!
@@ -15,10 +16,12 @@ use pdf_render::raster::Raster;
 
 use crate::edit::exports::{append_page_stream, hex, DocFonts, PageModel};
 use crate::edit::{
-    add_font_resource, choose_font, display_box, preview_pair, render_page, save_document,
-    space_width, verify_pages, At, Change, Edit, EditResult, Failed, FontPolicy, InsertSpec, Seg,
+    add_font_resource, choose_font, display_box, embed_resolved, parse_hex, preview_pair,
+    render_page, resolve_font, save_document, space_width, verify_pages, At, Change, Edit,
+    EditResult, Failed, FontPolicy, InsertSpec, Seg,
 };
 use crate::Error;
+use pdf_fonts::registry::Kind;
 
 /// Why an insert was refused: (reason, message).
 type Refusal = (&'static str, String);
@@ -260,7 +263,28 @@ fn draw(
     };
     let mut reference = g.clone();
     reference.stream = page_stream;
-    let chosen = choose_font(doc, fonts, model, &reference, &spec.text, policy)?;
+    let chosen = match &edit.style.font {
+        // A font picked by name is embedded as a new subset; its `font_source` is its kind
+        // in the font list, and no look-alike warning is given for what was asked for.
+        Some(name) => {
+            let own = fonts.get(doc, &g.font).map(|f| f.font.style());
+            let (bold, italic) = own.map_or((false, false), |s| (s.bold, s.italic));
+            let resolved = resolve_font(name, bold, italic).ok_or_else(|| {
+                (
+                    "missing_glyphs",
+                    format!("style.font {name} is not installed"),
+                )
+            })?;
+            if policy == FontPolicy::MetricOnly && resolved.kind == Kind::LookAlike {
+                return Err((
+                    "no_metric_font",
+                    format!("style.font {} is a look-alike", resolved.name),
+                ));
+            }
+            embed_resolved(doc, fonts, model, &reference, &resolved, &spec.text)?
+        }
+        None => choose_font(doc, fonts, model, &reference, &spec.text, policy)?,
+    };
     let (font_id, name) = match (chosen.font_id, chosen.switch_to.clone()) {
         (Some(id), Some(name)) => (id, name),
         _ => {
@@ -363,15 +387,6 @@ fn intersects(a: [f64; 4], b: [f64; 4], inset: f64) -> bool {
     ax0 < b[2] && b[0] < ax1 && ay0 < b[3] && b[1] < ay1
 }
 
-fn parse_hex(c: &str) -> Option<[f64; 3]> {
-    let h = c.strip_prefix('#')?;
-    if h.len() != 6 {
-        return None;
-    }
-    let v = |i: usize| u8::from_str_radix(h.get(i..i + 2)?, 16).ok();
-    Some([v(0)?, v(2)?, v(4)?].map(|b| f64::from(b) / 255.0))
-}
-
 fn fmt(v: f64) -> String {
     let v = if v.is_finite() { v } else { 0.0 };
     let s = format!("{v:.4}");
@@ -386,12 +401,6 @@ fn fmt(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn colours_parse() {
-        assert_eq!(parse_hex("#FF0000"), Some([1.0, 0.0, 0.0]));
-        assert_eq!(parse_hex("red"), None);
-    }
 
     #[test]
     fn boxes_touching_at_the_edge_do_not_intersect() {

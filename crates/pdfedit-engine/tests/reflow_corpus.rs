@@ -1,0 +1,121 @@
+//! `fit: reflow` over the real-world corpus: each unencrypted file's first test phrase is
+//! replaced by itself three times (too long for any line), so its paragraph must re-break.
+//! Every applied edit is checked with pdftotext: the new text reads in order and no text
+//! of the document is lost or doubled beyond the replacement. Prints what happened per file.
+
+mod common;
+
+use std::process::Command;
+
+use pdfedit_engine::edit::{edit, Edit, EditRequest, Fit, Occurrence, Scope};
+
+fn pdftotext(pdf: &[u8], tag: &str) -> Option<String> {
+    let path = std::env::temp_dir().join(format!(
+        "pdfedit-reflow-corpus-{}-{tag}.pdf",
+        std::process::id()
+    ));
+    std::fs::write(&path, pdf).ok()?;
+    let out = Command::new("pdftotext").arg(&path).arg("-").output().ok();
+    let _ = std::fs::remove_file(&path);
+    out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// The text's characters without white space, sorted: equal for two texts that hold the
+/// same words whatever their order and spacing (a kern standing in for a missing space
+/// glyph reads as no space to pdftotext).
+fn sorted_chars(s: &str) -> Vec<char> {
+    let mut c: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
+    c.sort_unstable();
+    c
+}
+
+fn dense(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[test]
+fn reflow_on_corpus_paragraphs() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let Some(files) = common::corpus() else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let manifest: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("manifest parses");
+    let mut applied = 0;
+    let mut outcomes: Vec<(String, String)> = Vec::new();
+    for f in files.iter().filter(|f| !f.encrypted) {
+        let entry = manifest.iter().find(|e| e["file"] == f.name.as_str());
+        let Some(phrase) = entry
+            .and_then(|e| e["phrases"].as_array())
+            .and_then(|p| p.first())
+            .and_then(|p| p.as_str())
+        else {
+            continue;
+        };
+        let pdf = std::fs::read(&f.path).expect("corpus file");
+        let triple = format!("{phrase} {phrase} {phrase}");
+        let request = EditRequest {
+            edits: vec![Edit {
+                find: phrase.into(),
+                replace: triple.clone(),
+                fit: Fit::Reflow,
+                scope: Scope {
+                    occurrence: Some(Occurrence::First),
+                    ..Scope::default()
+                },
+                ..Edit::default()
+            }],
+            ..EditRequest::default()
+        };
+        let outcome = match edit(&pdf, &request) {
+            Err(e) => format!("error: {e}"),
+            Ok(r) if !r.changes.is_empty() => {
+                let before = pdftotext(&pdf, "before").unwrap_or_default();
+                let after = pdftotext(&r.pdf, "after").unwrap_or_default();
+                assert!(
+                    dense(&after).contains(&dense(&triple)),
+                    "{}: the new text does not read in order",
+                    f.name
+                );
+                assert_eq!(
+                    sorted_chars(&after),
+                    sorted_chars(&format!("{before}{phrase}{phrase}")),
+                    "{}: text lost or added",
+                    f.name
+                );
+                applied += 1;
+                // A reflow's change area is its paragraph; an in-place one is one line.
+                let b = r.changes[0].bbox;
+                if std::env::var_os("REFLOW_DUMP").is_some() {
+                    let _ = std::fs::write(std::env::temp_dir().join(&f.name), &r.pdf);
+                }
+                format!(
+                    "applied (change area {:.0} x {:.0} pt)",
+                    b[2] - b[0],
+                    b[3] - b[1]
+                )
+            }
+            Ok(r) if !r.failed.is_empty() => {
+                format!("{}: {}", r.failed[0].reason, r.failed[0].message)
+            }
+            Ok(_) => "unmatched".into(),
+        };
+        outcomes.push((f.name.clone(), outcome));
+    }
+    for (name, outcome) in &outcomes {
+        println!("{name:60} {outcome}");
+    }
+    println!(
+        "reflow applied on {applied}/{} corpus files",
+        outcomes.len()
+    );
+    assert!(
+        applied >= 1,
+        "at least the plain LibreOffice paragraph reflows"
+    );
+}
