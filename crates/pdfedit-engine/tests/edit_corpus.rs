@@ -321,8 +321,8 @@ fn corpus_delete_is_tidy() {
         }
     }
     eprintln!("delete overall {ok}/{total}");
-    // Measured 83/87: the rest are Arabic with a broken ToUnicode (2) and text that lives
-    // only in FreeText annotations (2), both unmatched.
+    // Measured 83/87: the rest are Arabic with a broken ToUnicode (2, unmatched) and text
+    // that lives only in FreeText annotations (2, failed with annotation_text).
     if total > 0 {
         assert!(
             ok * 100 >= total * 92,
