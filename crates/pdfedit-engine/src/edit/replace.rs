@@ -152,18 +152,7 @@ pub(crate) fn plan_page(
                 let msg = format!("the vertical font lacks glyphs for the new text ({e})");
                 ("missing_glyphs", msg)
             })?;
-            Chosen {
-                segs,
-                font_id: None,
-                switch_to: None,
-                source: if font.font.is_embedded() {
-                    "exact-embedded"
-                } else {
-                    "exact-declared"
-                },
-                name: strip_subset(font.font.base_font()).to_string(),
-                warning: None,
-            }
+            in_own_font(&font.font, segs)
         } else if let Some(name) = &edit.style.font {
             let own_style = font.font.style();
             let resolved =
@@ -191,18 +180,7 @@ pub(crate) fn plan_page(
                         return Err(refusal);
                     };
                     switches = sw;
-                    Chosen {
-                        segs,
-                        font_id: None,
-                        switch_to: None,
-                        source: if font.font.is_embedded() {
-                            "exact-embedded"
-                        } else {
-                            "exact-declared"
-                        },
-                        name: strip_subset(font.font.base_font()).to_string(),
-                        warning: None,
-                    }
+                    in_own_font(&font.font, segs)
                 }
             }
         };
@@ -441,6 +419,22 @@ pub(crate) fn plan_page(
         append: None,
         blank_user: Vec::new(),
     })
+}
+
+/// New text written in the phrase's own font (or its own fonts, with switches).
+fn in_own_font(font: &pdf_fonts::Font, segs: Vec<Seg>) -> Chosen {
+    Chosen {
+        segs,
+        font_id: None,
+        switch_to: None,
+        source: if font.is_embedded() {
+            "exact-embedded"
+        } else {
+            "exact-declared"
+        },
+        name: strip_subset(font.base_font()).to_string(),
+        warning: None,
+    }
 }
 
 /// The middle of a box: a glyph's ink sits well inside its ascent-descent box, and
