@@ -24,6 +24,7 @@ mod mark;
 mod reflow;
 mod replace;
 pub(crate) mod rewrite;
+mod room;
 pub(crate) mod streams;
 pub(crate) mod style;
 pub(crate) mod text;

@@ -13,8 +13,11 @@
 //! referenced are dropped, the document is written as a full rewrite, and the saved bytes
 //! are searched again; every place the string still occurs is listed in `residual[]`.
 
+mod appearances;
 mod content;
+mod decoders;
 mod images;
+mod inline;
 mod lines;
 mod pixels;
 mod residual;

@@ -14,6 +14,8 @@ use flate2::Compression;
 use lopdf::{Dictionary, Document, Object, ObjectId, StringFormat};
 use pdf_content::decode_text_string;
 
+use super::appearances::{appearance_shows, appearance_streams, cut_appearance, drop_appearances};
+
 /// Largest stream decoded when looking for the string (decompression-bomb guard).
 pub(crate) const MAX_SCAN_BYTES: usize = 64 << 20;
 
@@ -336,113 +338,6 @@ pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool) -> Vec<Hit> {
     walk.hits
 }
 
-/// The appearance streams of an annotation (every state of N, R and D), as objects.
-fn appearance_streams(doc: &Document, annot: ObjectId) -> Vec<ObjectId> {
-    let Some(ap) = doc
-        .get_dictionary(annot)
-        .ok()
-        .and_then(|d| d.get(b"AP").ok())
-        .and_then(|o| doc.dereference(o).ok())
-        .and_then(|(_, o)| o.as_dict().ok())
-    else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (_, v) in ap.iter() {
-        match v {
-            Object::Reference(id) => match doc.get_object(*id) {
-                Ok(Object::Stream(_)) => out.push(*id),
-                Ok(Object::Dictionary(states)) => {
-                    out.extend(states.iter().filter_map(|(_, s)| s.as_reference().ok()));
-                }
-                _ => {}
-            },
-            Object::Dictionary(states) => {
-                out.extend(states.iter().filter_map(|(_, s)| s.as_reference().ok()));
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Cuts the string out of every string an appearance shows (`Tj`, `TJ`, `'`, `"`),
-/// read byte for byte as the literal text it is; the number of strings changed.
-fn cut_appearance(doc: &mut Document, annot: ObjectId, find: Finder) -> usize {
-    use pdf_content::{parse, PdfString, Value};
-    let mut changed = 0;
-    for id in appearance_streams(doc, annot) {
-        let Ok(s) = doc.get_object(id).and_then(Object::as_stream) else {
-            continue;
-        };
-        let Ok(bytes) = s.decompressed_content_with_limit(MAX_SCAN_BYTES) else {
-            continue;
-        };
-        let mut edits = Vec::new();
-        let mut cut_string = |p: &PdfString, span: std::ops::Range<usize>| {
-            // Byte i of the string is char i of `text`; `starts` maps UTF-8 offsets back.
-            let text: String = p.bytes.iter().map(|&b| char::from(b)).collect();
-            let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-            let ranges = find(&text);
-            if ranges.is_empty() {
-                return;
-            }
-            let keep: Vec<u8> = p
-                .bytes
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !ranges.iter().any(|&(a, b)| (a..b).contains(&starts[*i])))
-                .map(|(_, &b)| b)
-                .collect();
-            let mut out = Vec::new();
-            pdf_content::write::write_string(
-                &mut out,
-                &PdfString {
-                    bytes: keep,
-                    hex: p.hex,
-                },
-            );
-            edits.push((span, out));
-        };
-        for op in parse(&bytes) {
-            let Some(operand) = op.shown_operand() else {
-                continue;
-            };
-            match &operand.value {
-                Value::String(p) => cut_string(p, operand.span.clone()),
-                Value::Array(items) => {
-                    for item in items {
-                        if let Value::String(p) = &item.value {
-                            cut_string(p, item.span.clone());
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        if edits.is_empty() {
-            continue;
-        }
-        let Ok(new) = pdf_content::write::patch(&bytes, &edits) else {
-            continue;
-        };
-        let mut enc = ZlibEncoder::new(Vec::new(), Compression::default());
-        if enc.write_all(&new).is_err() {
-            continue;
-        }
-        let Ok(compressed) = enc.finish() else {
-            continue;
-        };
-        if let Ok(s) = doc.get_object_mut(id).and_then(Object::as_stream_mut) {
-            s.dict.remove(b"DecodeParms");
-            s.dict.set("Filter", Object::Name(b"FlateDecode".to_vec()));
-            s.set_content(compressed);
-            changed += edits.len();
-        }
-    }
-    changed
-}
-
 /// The streams of the AcroForm's XFA packets (XML: template, datasets, …).
 fn xfa_streams(doc: &Document) -> Vec<ObjectId> {
     let Some(acro) = doc
@@ -467,38 +362,6 @@ fn is_text(doc: &Document, id: ObjectId) -> bool {
         .ok()
         .and_then(|s| s.decompressed_content_with_limit(MAX_SCAN_BYTES).ok())
         .is_some_and(|b| std::str::from_utf8(&b).is_ok())
-}
-
-/// Whether the annotation's normal appearance draws the string as literal text.
-fn appearance_shows(doc: &Document, annot: ObjectId, find: Finder) -> bool {
-    let Ok(d) = doc.get_dictionary(annot) else {
-        return false;
-    };
-    let Ok(ap) = d
-        .get(b"AP")
-        .and_then(|o| doc.dereference(o))
-        .and_then(|(_, o)| o.as_dict())
-    else {
-        return false;
-    };
-    let mut streams = Vec::new();
-    for (_, v) in ap.iter() {
-        match doc.dereference(v).map(|(_, o)| o) {
-            Ok(Object::Stream(s)) => streams.push(s),
-            Ok(Object::Dictionary(states)) => {
-                for (_, s) in states.iter() {
-                    if let Ok((_, Object::Stream(s))) = doc.dereference(s) {
-                        streams.push(s);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    streams.iter().any(|s| {
-        s.decompressed_content_with_limit(MAX_SCAN_BYTES)
-            .is_ok_and(|b| !find(&String::from_utf8_lossy(&b)).is_empty())
-    })
 }
 
 /// Finds the string in a text stream (XMP, JavaScript) and cuts it out with `remove`.
@@ -542,53 +405,6 @@ fn stream_text(
         location: format!("object {} {} (stream)", id.0, id.1),
         text: found,
     })
-}
-
-/// Removes the appearance streams of annotations and widgets that showed the string; a
-/// widget's field is then drawn by the viewer from its (redacted) value.
-fn drop_appearances(doc: &mut Document, ids: &[ObjectId]) {
-    let mut widget = false;
-    for id in ids {
-        if let Ok(d) = doc.get_object_mut(*id).and_then(Object::as_dict_mut) {
-            widget |= d.get(b"Subtype").and_then(Object::as_name).ok()
-                == Some(b"Widget".as_slice())
-                || d.has(b"FT");
-            d.remove(b"AP");
-            // A field's widgets hang below it: their appearances show the value too.
-            let kids: Vec<ObjectId> = d
-                .get(b"Kids")
-                .and_then(Object::as_array)
-                .map(|a| a.iter().filter_map(|k| k.as_reference().ok()).collect())
-                .unwrap_or_default();
-            for kid in kids {
-                if let Ok(k) = doc.get_object_mut(kid).and_then(Object::as_dict_mut) {
-                    k.remove(b"AP");
-                }
-            }
-        }
-    }
-    if !widget {
-        return;
-    }
-    let acro = doc
-        .catalog()
-        .ok()
-        .and_then(|c| c.get(b"AcroForm").ok().cloned());
-    match acro {
-        Some(Object::Reference(id)) => {
-            if let Ok(d) = doc.get_object_mut(id).and_then(Object::as_dict_mut) {
-                d.set("NeedAppearances", true);
-            }
-        }
-        Some(Object::Dictionary(_)) => {
-            if let Ok(c) = doc.catalog_mut() {
-                if let Ok(Object::Dictionary(d)) = c.get_mut(b"AcroForm") {
-                    d.set("NeedAppearances", true);
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 #[cfg(test)]
