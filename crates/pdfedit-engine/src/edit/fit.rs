@@ -101,9 +101,20 @@ pub(crate) struct Fitted {
     pub keep_place: bool,
 }
 
-/// Decides how text of natural width `new_w` (text space) replaces text of width `old_w`
-/// with `room` before the next glyph on the line. `width_at(shrink)` gives the natural
-/// width at a size factor (character spacing does not scale with size).
+/// Which way the new text runs, for fitting: along a line it may be condensed with `Tz`;
+/// down a column (§9.7.4.3) horizontal scaling does not apply, so only its size changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Run {
+    Line,
+    Column,
+}
+
+/// Decides how text of natural width `new_w` (text space; a column's length) replaces text
+/// of width `old_w` with `room` before the next glyph on the line. `width_at(shrink)`
+/// gives the natural width at a size factor (character spacing does not scale with size).
+/// `fit: auto` condenses a line (down to [`MIN_CONDENSE`]) and then shrinks its size (down
+/// to [`MIN_SHRINK`], when `can_shrink`); a column is only shrunk. `fit: shrink` scales a
+/// line's width, a column's size, to the old text's.
 pub(crate) fn decide(
     fit: Fit,
     new_w: f64,
@@ -111,6 +122,7 @@ pub(crate) fn decide(
     room: f64,
     width_at: impl Fn(f64) -> f64,
     can_shrink: bool,
+    run: Run,
 ) -> Result<Fitted, String> {
     let plain = Fitted {
         condense: 1.0,
@@ -120,42 +132,56 @@ pub(crate) fn decide(
     if new_w <= 0.0 {
         return Ok(plain);
     }
-    match fit {
-        Fit::None => Ok(Fitted {
+    // A hair of tolerance: equal widths computed two ways differ in the last bits.
+    let fits = |w: f64| w <= room * 1.0005 + 1e-6;
+    let factor = (old_w / new_w).clamp(0.05, 20.0);
+    match (fit, run) {
+        (Fit::None, _) => Ok(Fitted {
             keep_place: false,
             ..plain
         }),
-        Fit::Shrink => Ok(Fitted {
-            condense: (old_w / new_w).clamp(0.05, 20.0),
+        (Fit::Shrink, Run::Line) => Ok(Fitted {
+            condense: factor,
+            ..plain
+        }),
+        (Fit::Shrink, Run::Column) => Ok(Fitted {
+            shrink: factor,
             ..plain
         }),
         // Text that fits its line is replaced in place; otherwise the paragraph reflows.
-        Fit::Reflow if new_w <= room * 1.0005 + 1e-6 => Ok(plain),
-        Fit::Reflow => Err("reflow: the new text does not fit its line".into()),
-        Fit::Auto => {
-            // A hair of tolerance: equal widths computed two ways differ in the last bits.
-            if new_w <= room * 1.0005 + 1e-6 {
-                return Ok(plain);
+        (Fit::Reflow, _) if fits(new_w) => Ok(plain),
+        (Fit::Reflow, _) => Err("reflow: the new text does not fit its line".into()),
+        (Fit::Auto, _) if fits(new_w) => Ok(plain),
+        (Fit::Auto, _) => {
+            let condense = match run {
+                Run::Line => MIN_CONDENSE,
+                Run::Column => 1.0,
+            };
+            if run == Run::Line && room / new_w >= MIN_CONDENSE {
+                return Ok(Fitted {
+                    condense: room / new_w,
+                    ..plain
+                });
             }
-            let condense = (room / new_w).min(1.0);
-            if condense >= MIN_CONDENSE {
-                return Ok(Fitted { condense, ..plain });
-            }
-            // Condense fully, then find the size factor that fits.
-            let mut shrink = 1.0;
+            // Condense fully (a line), then find the size factor that fits.
             let floor = if can_shrink { MIN_SHRINK } else { 1.0 };
+            let mut shrink = 1.0;
             while shrink >= floor - 1e-9 {
-                if width_at(shrink) * MIN_CONDENSE <= room {
+                if width_at(shrink) * condense <= room * 1.0005 + 1e-6 {
                     return Ok(Fitted {
-                        condense: MIN_CONDENSE,
+                        condense,
                         shrink,
                         keep_place: true,
                     });
                 }
                 shrink -= 0.01;
             }
+            let place = match run {
+                Run::Line => "on the line",
+                Run::Column => "in the column",
+            };
             Err(format!(
-                "the new text needs {:.0} % of the room before the next text on the line",
+                "the new text needs {:.0} % of the room before the next text {place}",
                 new_w / room.max(1e-9) * 100.0
             ))
         }
@@ -170,19 +196,34 @@ mod tests {
     fn auto_condenses_then_shrinks_then_refuses() {
         let w = |s: f64| 100.0 * s;
         assert_eq!(
-            decide(Fit::Auto, 90.0, 80.0, 95.0, w, true).map(|f| f.condense),
+            decide(Fit::Auto, 90.0, 80.0, 95.0, w, true, Run::Line).map(|f| f.condense),
             Ok(1.0)
         );
-        let f = decide(Fit::Auto, 100.0, 80.0, 90.0, w, true).expect("condensed");
+        let f = decide(Fit::Auto, 100.0, 80.0, 90.0, w, true, Run::Line).expect("condensed");
         assert!((f.condense - 0.9).abs() < 1e-9 && f.shrink == 1.0);
-        let f = decide(Fit::Auto, 100.0, 80.0, 75.0, w, true).expect("shrunk");
+        let f = decide(Fit::Auto, 100.0, 80.0, 75.0, w, true, Run::Line).expect("shrunk");
         assert_eq!(f.condense, MIN_CONDENSE);
         assert!(f.shrink < 0.9 && f.shrink >= MIN_SHRINK);
-        assert!(decide(Fit::Auto, 100.0, 50.0, 50.0, w, true).is_err());
+        assert!(decide(Fit::Auto, 100.0, 50.0, 50.0, w, true, Run::Line).is_err());
         assert!(
-            !decide(Fit::None, 300.0, 50.0, 50.0, w, true)
+            !decide(Fit::None, 300.0, 50.0, 50.0, w, true, Run::Line)
                 .expect("none")
                 .keep_place
         );
+    }
+
+    #[test]
+    fn auto_shrinks_a_column_but_never_condenses() {
+        let len = |s: f64| 100.0 * s;
+        let col = |fit, new, old, room| decide(fit, new, old, room, len, true, Run::Column);
+        let f = col(Fit::Auto, 100.0, 100.0, 100.0).expect("fits");
+        assert_eq!((f.condense, f.shrink), (1.0, 1.0));
+        let f = col(Fit::Auto, 100.0, 80.0, 90.0).expect("shrunk");
+        assert_eq!(f.condense, 1.0);
+        assert!(f.shrink <= 0.9 && f.shrink > 0.88);
+        assert!(col(Fit::Auto, 100.0, 50.0, 70.0).is_err());
+        let f = col(Fit::Shrink, 100.0, 50.0, 70.0).expect("shrink");
+        assert_eq!((f.condense, f.shrink), (1.0, 0.5));
+        assert!(!col(Fit::None, 300.0, 50.0, 50.0).expect("none").keep_place);
     }
 }

@@ -15,7 +15,7 @@ use super::choose::{
 use super::close_up;
 
 use super::find::{Match, PageModel};
-use super::fit::{decide, spacing_at, text_width};
+use super::fit::{decide, spacing_at, text_width, Run};
 use super::fonts::{strip_subset, DocFonts};
 use super::rewrite::{rewrite_ops_with, Action, Insert, InsertItem};
 use super::room::{ascent_descent, collision, ink_margin, pad, room_after, tidy_space};
@@ -253,11 +253,8 @@ pub(crate) fn plan_page(
         let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
         // A size asked for is kept: fitting may condense but not shrink it.
         let can_shrink = edit.style.size.is_none();
-        let fitted = if vertical {
-            vertical::decide(edit.fit, new_w, old_w, room, width_at)
-        } else {
-            decide(edit.fit, new_w, old_w, room, width_at, can_shrink)
-        };
+        let run = if vertical { Run::Column } else { Run::Line };
+        let fitted = decide(edit.fit, new_w, old_w, room, width_at, can_shrink, run);
         let fitted = fitted.map_err(|msg| {
             let reason = if msg.starts_with("reflow") {
                 REFLOW_NEEDED
