@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startApp, type TestApp } from '../helpers/app.js';
-import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
+import { bearer } from '../helpers/app.js';
+import { corpusPath, pdftotextAvailable } from '../helpers/corpus.js';
+import { type EditApp, startEditApp } from '../helpers/edit-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
-import { type FileServer, serveFiles } from '../helpers/serve.js';
 
 const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
 
@@ -15,46 +14,25 @@ function collapse(text: string): string {
 }
 
 describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit', () => {
-  let t: TestApp;
-  let key: string;
-  let files: FileServer;
-  let tmp: string;
+  let a: EditApp;
   beforeAll(async () => {
-    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
-    key = await t.newKey();
-    files = await serveFiles({
-      [INVOICE]: corpusPath(INVOICE),
-      'signed.pdf': corpusPath('sig-libreoffice-okular-visible.pdf'),
-      'trivial.pdf': corpusPath('font-tt-subset-libreoffice-trivial.pdf'),
-    });
-    tmp = mkdtempSync(path.join(tmpdir(), 'pdfedit-edit-'));
+    a = await startEditApp(
+      {
+        [INVOICE]: corpusPath(INVOICE),
+        'signed.pdf': corpusPath('sig-libreoffice-okular-visible.pdf'),
+        'trivial.pdf': corpusPath('font-tt-subset-libreoffice-trivial.pdf'),
+      },
+      'edit',
+    );
   });
   afterAll(async () => {
-    rmSync(tmp, { recursive: true, force: true });
-    await files?.close();
-    await t?.close();
+    await a?.close();
   });
 
   const edit = (file: string, edits: unknown[], options?: unknown, headers: Record<string, string> = {}) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/v1/edit',
-      headers: { ...bearer(key), ...headers },
-      payload: { source: { url: files.url(file) }, edits, ...(options ? { options } : {}) },
-    });
-
-  /** Downloads an output through its signed link, as a client would. */
-  async function download(url: string): Promise<Buffer> {
-    const res = await t.app.inject({ method: 'GET', url: url.replace(t.env.config.publicBaseUrl, '') });
-    expect(res.statusCode).toBe(200);
-    return res.rawPayload;
-  }
-
-  function textOf(pdf: Buffer): string {
-    const file = path.join(tmp, `out-${Math.random().toString(36).slice(2)}.pdf`);
-    writeFileSync(file, pdf);
-    return collapse(pdftotext(file));
-  }
+    a.edit(file, edits, options, headers);
+  const download = (url: string) => a.download(url);
+  const textOf = (pdf: Buffer) => collapse(a.textOf(pdf));
 
   it('replaces a phrase in the document font, verified, with a downloadable output', async () => {
     const res = await edit(INVOICE, [{ find: 'Bayside Wholesale', replace: 'Baysider Wholesale' }]);
@@ -143,11 +121,11 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit', () => {
         pdf,
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
-    const headers = { ...bearer(key), 'content-type': `multipart/form-data; boundary=${boundary}` };
-    const ok = await t.app.inject({ method: 'POST', url: '/v1/edit', headers, payload: body() });
+    const headers = { ...bearer(a.key), 'content-type': `multipart/form-data; boundary=${boundary}` };
+    const ok = await a.t.app.inject({ method: 'POST', url: '/v1/edit', headers, payload: body() });
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.json().status).toBe('done');
-    const bad = await t.app.inject({
+    const bad = await a.t.app.inject({
       method: 'POST',
       url: '/v1/edit',
       headers,
@@ -168,7 +146,7 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit', () => {
 
   it('checks the output with qpdf', async () => {
     const res = await edit(INVOICE, [{ find: 'Amount Due', replace: 'Amount Owed' }]);
-    const file = path.join(tmp, 'qpdf.pdf');
+    const file = path.join(a.tmp, 'qpdf.pdf');
     writeFileSync(file, await download(res.json().output.url));
     execFileSync('qpdf', ['--check', file], { stdio: 'pipe' });
   });

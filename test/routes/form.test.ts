@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startApp, type TestApp } from '../helpers/app.js';
-import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
+import { bearer } from '../helpers/app.js';
+import { corpusPath, pdftotextAvailable } from '../helpers/corpus.js';
+import { type EditApp, startEditApp } from '../helpers/edit-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
-import { type FileServer, serveFiles } from '../helpers/serve.js';
 
 /** LibreOffice form: text fields, a radio group, a combo box and checkboxes, NeedAppearances. */
 const LIBRE = 'form-libreoffice-writer-needappearances.pdf';
@@ -48,50 +45,37 @@ interface Field {
 }
 
 describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op form', () => {
-  let t: TestApp;
-  let key: string;
-  let files: FileServer;
-  let tmp: string;
+  let a: EditApp;
   beforeAll(async () => {
-    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
-    key = await t.newKey();
-    tmp = mkdtempSync(path.join(tmpdir(), 'pdfedit-form-'));
-    writeFileSync(path.join(tmp, SKIP), skippedFormPdf());
-    files = await serveFiles({
-      [LIBRE]: corpusPath(LIBRE),
-      [FANCY]: corpusPath(FANCY),
-      [SKIP]: path.join(tmp, SKIP),
-    });
+    a = await startEditApp(
+      { [LIBRE]: corpusPath(LIBRE), [FANCY]: corpusPath(FANCY), [SKIP]: skippedFormPdf() },
+      'form',
+    );
   });
   afterAll(async () => {
-    rmSync(tmp, { recursive: true, force: true });
-    await files?.close();
-    await t?.close();
+    await a?.close();
   });
 
-  const source = (file: string) => ({ url: files.url(file) });
+  const source = (file: string) => ({ url: a.files.url(file) });
   const edit = (src: unknown, edits: unknown[]) =>
-    t.app.inject({ method: 'POST', url: '/v1/edit', headers: bearer(key), payload: { source: src, edits } });
+    a.t.app.inject({
+      method: 'POST',
+      url: '/v1/edit',
+      headers: bearer(a.key),
+      payload: { source: src, edits },
+    });
   const fieldsOf = async (src: unknown): Promise<Field[]> => {
-    const res = await t.app.inject({
+    const res = await a.t.app.inject({
       method: 'POST',
       url: '/v1/text',
-      headers: bearer(key),
+      headers: bearer(a.key),
       payload: { source: src, layers: ['forms'] },
     });
     expect(res.statusCode, res.body).toBe(200);
     return res.json().fields;
   };
-  async function download(url: string): Promise<Buffer> {
-    const res = await t.app.inject({ method: 'GET', url: url.replace(t.env.config.publicBaseUrl, '') });
-    expect(res.statusCode).toBe(200);
-    return res.rawPayload;
-  }
-  function textOf(pdf: Buffer): string {
-    const file = path.join(tmp, `out-${Math.random().toString(36).slice(2)}.pdf`);
-    writeFileSync(file, pdf);
-    return pdftotext(file);
-  }
+  const download = (url: string) => a.download(url);
+  const textOf = (pdf: Buffer) => a.textOf(pdf);
 
   it('lists every field with its type, options and box', async () => {
     const fields = await fieldsOf(source(FANCY));

@@ -1,45 +1,21 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startApp, type TestApp } from '../helpers/app.js';
-import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
+import { corpusPath, pdftotextAvailable } from '../helpers/corpus.js';
+import { type EditApp, startEditApp } from '../helpers/edit-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
-import { type FileServer, serveFiles } from '../helpers/serve.js';
 
 const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
 
 describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op insert', () => {
-  let t: TestApp;
-  let key: string;
-  let files: FileServer;
-  let tmp: string;
+  let a: EditApp;
   beforeAll(async () => {
-    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
-    key = await t.newKey();
-    files = await serveFiles({ [INVOICE]: corpusPath(INVOICE) });
-    tmp = mkdtempSync(path.join(tmpdir(), 'pdfedit-insert-'));
+    a = await startEditApp({ [INVOICE]: corpusPath(INVOICE) }, 'insert');
   });
   afterAll(async () => {
-    rmSync(tmp, { recursive: true, force: true });
-    await files?.close();
-    await t?.close();
+    await a?.close();
   });
 
-  const edit = (edits: unknown[]) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/v1/edit',
-      headers: bearer(key),
-      payload: { source: { url: files.url(INVOICE) }, edits },
-    });
-  async function textOfOutput(url: string): Promise<string> {
-    const res = await t.app.inject({ method: 'GET', url: url.replace(t.env.config.publicBaseUrl, '') });
-    expect(res.statusCode).toBe(200);
-    const file = path.join(tmp, `out-${Math.random().toString(36).slice(2)}.pdf`);
-    writeFileSync(file, res.rawPayload);
-    return pdftotext(file).replace(/\s+/g, ' ');
-  }
+  const edit = (edits: unknown[]) => a.edit(INVOICE, edits);
+  const textOfOutput = async (url: string) => a.textOf(await a.download(url)).replace(/\s+/g, ' ');
 
   it('inserts inline after an anchor in its font, read in order', async () => {
     const res = await edit([{ op: 'insert', text: 'Ltd', at: { after: 'Bayside Wholesale' } }]);

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startApp, type TestApp } from '../helpers/app.js';
 import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
+import { type EditApp, startEditApp } from '../helpers/edit-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
-import { type FileServer, serveFiles } from '../helpers/serve.js';
 
 const TRIVIAL = 'font-tt-subset-libreoffice-trivial.pdf';
 const OCR_SCAN = 'scan-ocr-layer-brother-de.pdf';
@@ -17,41 +13,18 @@ function words(text: string): Map<string, number> {
 }
 
 describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op redact', () => {
-  let t: TestApp;
-  let key: string;
-  let files: FileServer;
-  let tmp: string;
+  let a: EditApp;
   beforeAll(async () => {
-    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
-    key = await t.newKey();
-    files = await serveFiles({ 'trivial.pdf': corpusPath(TRIVIAL), 'ocr.pdf': corpusPath(OCR_SCAN) });
-    tmp = mkdtempSync(path.join(tmpdir(), 'pdfedit-redact-'));
+    a = await startEditApp({ 'trivial.pdf': corpusPath(TRIVIAL), 'ocr.pdf': corpusPath(OCR_SCAN) }, 'redact');
   });
   afterAll(async () => {
-    rmSync(tmp, { recursive: true, force: true });
-    await files?.close();
-    await t?.close();
+    await a?.close();
   });
 
   const edit = (file: string, edits: unknown[], headers: Record<string, string> = {}) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/v1/edit',
-      headers: { ...bearer(key), ...headers },
-      payload: { source: { url: files.url(file) }, edits },
-    });
-
-  async function download(url: string): Promise<Buffer> {
-    const res = await t.app.inject({ method: 'GET', url: url.replace(t.env.config.publicBaseUrl, '') });
-    expect(res.statusCode).toBe(200);
-    return res.rawPayload;
-  }
-
-  function textOf(pdf: Buffer): string {
-    const file = path.join(tmp, `out-${Math.random().toString(36).slice(2)}.pdf`);
-    writeFileSync(file, pdf);
-    return pdftotext(file).replace(/\s+/g, ' ');
-  }
+    a.edit(file, edits, undefined, headers);
+  const download = (url: string) => a.download(url);
+  const textOf = (pdf: Buffer) => a.textOf(pdf).replace(/\s+/g, ' ');
 
   it('removes the phrase for real, keeps every other word, reports nothing left', async () => {
     const phrase = 'takimata sanctus est';

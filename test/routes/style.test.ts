@@ -1,60 +1,37 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startApp, type TestApp } from '../helpers/app.js';
+import { bearer } from '../helpers/app.js';
 import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
+import { type EditApp, startEditApp } from '../helpers/edit-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
-import { type FileServer, serveFiles } from '../helpers/serve.js';
 
 const TRIVIAL = 'font-tt-subset-libreoffice-trivial.pdf';
 
 describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit style and fit: reflow', () => {
-  let t: TestApp;
-  let key: string;
-  let files: FileServer;
-  let tmp: string;
+  let a: EditApp;
   beforeAll(async () => {
-    t = await startApp('sqlite', { ALLOW_PRIVATE_URLS: '1' });
-    key = await t.newKey();
-    files = await serveFiles({ [TRIVIAL]: corpusPath(TRIVIAL) });
-    tmp = mkdtempSync(path.join(tmpdir(), 'pdfedit-style-'));
+    a = await startEditApp({ [TRIVIAL]: corpusPath(TRIVIAL) }, 'style');
   });
   afterAll(async () => {
-    rmSync(tmp, { recursive: true, force: true });
-    await files?.close();
-    await t?.close();
+    await a?.close();
   });
 
-  const edit = (edits: unknown[]) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/v1/edit',
-      headers: bearer(key),
-      payload: { source: { url: files.url(TRIVIAL) }, edits },
-    });
-  async function output(url: string): Promise<string> {
-    const res = await t.app.inject({ method: 'GET', url: url.replace(t.env.config.publicBaseUrl, '') });
-    expect(res.statusCode).toBe(200);
-    const file = path.join(tmp, `out-${Math.random().toString(36).slice(2)}.pdf`);
-    writeFileSync(file, res.rawPayload);
-    return file;
-  }
+  const edit = (edits: unknown[]) => a.edit(TRIVIAL, edits);
+  const output = async (url: string) => a.save(await a.download(url));
   const words = (s: string) => s.split(/\s+/).filter((w) => w.length > 0);
 
   it('lists the fonts style.font takes, and refuses the list without a key', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/v1/fonts', headers: bearer(key) });
+    const res = await a.t.app.inject({ method: 'GET', url: '/v1/fonts', headers: bearer(a.key) });
     expect(res.statusCode, res.body).toBe(200);
     const fonts = res.json().fonts as { name: string; family: string; style: string; kind: string }[];
     expect(fonts).toContainEqual(
       expect.objectContaining({ family: 'Times New Roman', style: 'bold', kind: 'metric-twin' }),
     );
-    expect((await t.app.inject({ method: 'GET', url: '/v1/fonts' })).statusCode).toBe(401);
+    expect((await a.t.app.inject({ method: 'GET', url: '/v1/fonts' })).statusCode).toBe(401);
   });
 
   it('replaces in a font picked from the font list, at a size and in a colour', async () => {
-    const list = (await t.app.inject({ method: 'GET', url: '/v1/fonts', headers: bearer(key) })).json();
+    const list = (await a.t.app.inject({ method: 'GET', url: '/v1/fonts', headers: bearer(a.key) })).json();
     const pick = list.fonts.find(
       (f: { family: string; style: string }) => f.family === 'Times New Roman' && f.style === 'bold',
     );

@@ -3,24 +3,11 @@
 
 mod common;
 
-use std::process::Command;
-
 use pdfedit_engine::edit::{
     edit, Edit, EditError, EditOp, EditOptions, EditRequest, Fit, MatchMode, Occurrence, Scope,
 };
 
 const TRIVIAL: &str = "font-tt-subset-libreoffice-trivial.pdf";
-
-fn load(name: &str) -> Option<Vec<u8>> {
-    if !common::init_pdfium() {
-        return None;
-    }
-    common::corpus()?;
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(name);
-    std::fs::read(path).ok()
-}
 
 fn request(op: EditOp, find: &str, replace: &str, mode: MatchMode, fit: Fit) -> EditRequest {
     EditRequest {
@@ -42,17 +29,11 @@ fn request(op: EditOp, find: &str, replace: &str, mode: MatchMode, fit: Fit) -> 
     }
 }
 
-fn pdftotext(pdf: &[u8]) -> Option<String> {
-    let path = std::env::temp_dir().join(format!("pdfedit-basics-{}.pdf", std::process::id()));
-    std::fs::write(&path, pdf).ok()?;
-    let out = Command::new("pdftotext").arg(&path).arg("-").output().ok();
-    let _ = std::fs::remove_file(&path);
-    out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-}
-
 #[test]
 fn collision_with_fit_none_is_rolled_back() {
-    let Some(pdf) = load(TRIVIAL) else { return };
+    let Some(pdf) = common::load(TRIVIAL) else {
+        return;
+    };
     let long = "Lorem ipsum ipsum ipsum ipsum ipsum ipsum";
     let r = edit(
         &pdf,
@@ -74,7 +55,9 @@ fn collision_with_fit_none_is_rolled_back() {
 
 #[test]
 fn delete_leaves_no_double_space() {
-    let Some(pdf) = load(TRIVIAL) else { return };
+    let Some(pdf) = common::load(TRIVIAL) else {
+        return;
+    };
     let r = edit(
         &pdf,
         &request(EditOp::Delete, "ipsum", "", MatchMode::Exact, Fit::Auto),
@@ -83,7 +66,7 @@ fn delete_leaves_no_double_space() {
     assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
     assert!(r.changes[0].verified);
     assert_eq!(r.changes[0].font_source, "none");
-    if let Some(text) = pdftotext(&r.pdf) {
+    if let Some(text) = common::pdftotext(&r.pdf, &[]) {
         let line = text
             .lines()
             .find(|l| l.contains("Lorem"))
@@ -97,7 +80,9 @@ fn delete_leaves_no_double_space() {
 
 #[test]
 fn match_modes_and_untouched_streams() {
-    let Some(pdf) = load(TRIVIAL) else { return };
+    let Some(pdf) = common::load(TRIVIAL) else {
+        return;
+    };
     let r = edit(
         &pdf,
         &request(
@@ -153,7 +138,9 @@ fn match_modes_and_untouched_streams() {
 
 #[test]
 fn invalid_regex_is_an_invalid_request() {
-    let Some(pdf) = load(TRIVIAL) else { return };
+    let Some(pdf) = common::load(TRIVIAL) else {
+        return;
+    };
     let err = edit(
         &pdf,
         &request(EditOp::Replace, "(", "x", MatchMode::Regex, Fit::Auto),
@@ -167,7 +154,7 @@ fn invalid_regex_is_an_invalid_request() {
 
 #[test]
 fn signed_document_needs_break_signature() {
-    let Some(pdf) = load("sig-pades-lta-3sigs-dss-timestamp.pdf") else {
+    let Some(pdf) = common::load("sig-pades-lta-3sigs-dss-timestamp.pdf") else {
         return;
     };
     let mut req = request(

@@ -3,20 +3,7 @@
 
 mod common;
 
-use std::process::Command;
-
 use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, Fit, MatchMode, Occurrence, Scope};
-
-fn load(name: &str) -> Option<Vec<u8>> {
-    if !common::init_pdfium() {
-        return None;
-    }
-    common::corpus()?;
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(name);
-    std::fs::read(path).ok()
-}
 
 fn request(op: EditOp, find: &str, replace: &str) -> EditRequest {
     EditRequest {
@@ -37,24 +24,9 @@ fn request(op: EditOp, find: &str, replace: &str) -> EditRequest {
     }
 }
 
-fn pdftotext(pdf: &[u8], args: &[&str], tag: &str) -> Option<String> {
-    let path =
-        std::env::temp_dir().join(format!("pdfedit-layout-{tag}-{}.pdf", std::process::id()));
-    std::fs::write(&path, pdf).ok()?;
-    let out = Command::new("pdftotext")
-        .args(args)
-        .arg(&path)
-        .arg("-")
-        .output()
-        .ok();
-    let _ = std::fs::remove_file(&path);
-    out.filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-}
-
 /// `(text, xMin, yMin)` of every word in pdftotext's `-bbox` output.
-fn words(pdf: &[u8], tag: &str) -> Option<Vec<(String, f64, f64)>> {
-    let html = pdftotext(pdf, &["-bbox", "-f", "1", "-l", "1"], tag)?;
+fn words(pdf: &[u8]) -> Option<Vec<(String, f64, f64)>> {
+    let html = common::pdftotext(pdf, &["-bbox", "-f", "1", "-l", "1"])?;
     let attr = |line: &str, key: &str| -> Option<f64> {
         let start = line.find(&format!("{key}=\""))? + key.len() + 2;
         line[start..].split('"').next()?.parse().ok()
@@ -72,10 +44,10 @@ fn words(pdf: &[u8], tag: &str) -> Option<Vec<(String, f64, f64)>> {
 
 #[test]
 fn delete_closes_the_line_up() {
-    let Some(pdf) = load("font-type1-pdflatex-4p.pdf") else {
+    let Some(pdf) = common::load("font-type1-pdflatex-4p.pdf") else {
         return;
     };
-    let Some(before) = words(&pdf, "before") else {
+    let Some(before) = words(&pdf) else {
         eprintln!("SKIP: pdftotext not available");
         return;
     };
@@ -94,7 +66,7 @@ fn delete_closes_the_line_up() {
     let r = edit(&pdf, &request(EditOp::Delete, "Huardest gefburn", "")).expect("edit runs");
     assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
     assert!(r.changes[0].verified);
-    let after = words(&r.pdf, "after").expect("pdftotext");
+    let after = words(&r.pdf).expect("pdftotext");
     let new_x = kjift_x(&after).expect("next word still on the line");
     // The phrase was about 85 pt wide; the next word moved back by that much.
     assert!(
@@ -125,7 +97,9 @@ fn vertical_columns_are_found_and_replaced() {
             "あのイーハトーヴォのすきとおった風",
         ),
     ] {
-        let Some(pdf) = load(name) else { return };
+        let Some(pdf) = common::load(name) else {
+            return;
+        };
         let mut new: Vec<char> = find.chars().collect();
         new.rotate_left(3);
         let new: String = new.into_iter().collect();
@@ -145,7 +119,7 @@ fn vertical_columns_are_found_and_replaced() {
         // A column is taller than wide.
         let b = r.changes[0].bbox;
         assert!(b[3] - b[1] > 3.0 * (b[2] - b[0]), "{name}: {b:?}");
-        let Some(text) = pdftotext(&r.pdf, &[], "vertical") else {
+        let Some(text) = common::pdftotext(&r.pdf, &[]) else {
             continue;
         };
         let flat: String = text.chars().filter(|c| !c.is_whitespace()).collect();
@@ -157,7 +131,7 @@ fn vertical_columns_are_found_and_replaced() {
 fn a_phrase_drawn_in_several_type3_fonts_is_rewritten_in_them() {
     // Skia splits its Type 3 fonts in pieces: the comma of this phrase is in another font
     // than its first letter, and moves in the new text.
-    let Some(pdf) = load("font-type3-skia-chrome-2p.pdf") else {
+    let Some(pdf) = common::load("font-type3-skia-chrome-2p.pdf") else {
         return;
     };
     let r = edit(
@@ -168,7 +142,7 @@ fn a_phrase_drawn_in_several_type3_fonts_is_rewritten_in_them() {
     assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
     assert!(r.changes[0].verified);
     assert_eq!(r.changes[0].font_source, "exact-embedded");
-    if let Some(text) = pdftotext(&r.pdf, &[], "type3") {
+    if let Some(text) = common::pdftotext(&r.pdf, &[]) {
         assert!(
             text.contains("Search for symbols, news or companies"),
             "{text}"
@@ -181,10 +155,10 @@ fn delete_closes_up_a_line_placed_by_relative_moves() {
     // Word places each run of a line with its own `Td`: the first move after the phrase
     // is shortened and the line matrix restored after the line, so the next lines stay
     // (verification would roll the delete back otherwise).
-    let Some(pdf) = load("font-tt-subset-word2016-4p.pdf") else {
+    let Some(pdf) = common::load("font-tt-subset-word2016-4p.pdf") else {
         return;
     };
-    let Some(before) = words(&pdf, "rel-before") else {
+    let Some(before) = words(&pdf) else {
         eprintln!("SKIP: pdftotext not available");
         return;
     };
@@ -197,7 +171,7 @@ fn delete_closes_up_a_line_placed_by_relative_moves() {
     let r = edit(&pdf, &request(EditOp::Delete, find, "")).expect("edit runs");
     assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
     assert!(r.changes[0].verified);
-    let after = words(&r.pdf, "rel-after").expect("pdftotext");
+    let after = words(&r.pdf).expect("pdftotext");
     let its = after
         .iter()
         .find(|w| w.0 == "Its" && (w.2 - start.2).abs() < 1.0)
@@ -207,7 +181,7 @@ fn delete_closes_up_a_line_placed_by_relative_moves() {
 
 #[test]
 fn text_only_in_a_freetext_annotation_fails_with_a_reason() {
-    let Some(pdf) = load("annot-many-types.pdf") else {
+    let Some(pdf) = common::load("annot-many-types.pdf") else {
         return;
     };
     for op in [EditOp::Replace, EditOp::Delete] {

@@ -4,21 +4,9 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use pdfedit_engine::edit::{edit, Edit, EditOp, EditOptions, EditRequest, EditResult};
-
-fn load(name: &str) -> Option<Vec<u8>> {
-    if !common::init_pdfium() {
-        return None;
-    }
-    common::corpus()?;
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(name);
-    std::fs::read(path).ok()
-}
 
 fn replace(find: &str, by: &str, mark: Option<&str>, password: Option<&str>) -> EditRequest {
     EditRequest {
@@ -41,39 +29,17 @@ fn replace(find: &str, by: &str, mark: Option<&str>, password: Option<&str>) -> 
     }
 }
 
-/// A scratch file removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(pdf: &[u8], tag: &str) -> Scratch {
-        let path =
-            std::env::temp_dir().join(format!("pdfedit-mark-{tag}-{}.pdf", std::process::id()));
-        std::fs::write(&path, pdf).expect("temp file written");
-        Scratch(path)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// pdftotext's text, or `None` when poppler is not installed.
-fn pdftotext(pdf: &[u8], password: Option<&str>, tag: &str) -> Option<String> {
-    let file = Scratch::new(pdf, tag);
-    let mut cmd = Command::new("pdftotext");
-    if let Some(p) = password {
-        cmd.args(["-upw", p]);
-    }
-    let out = cmd.arg(&file.0).arg("-").output().ok()?;
+fn pdftotext(pdf: &[u8], password: Option<&str>) -> Option<String> {
+    let args = password.map_or(Vec::new(), |p| vec!["-upw", p]);
+    let out = common::run_tool("pdftotext", &args, pdf, &["-"])?;
     assert!(out.status.success(), "pdftotext failed");
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Asserts `qpdf --check` passes without warnings (skips when qpdf is not installed).
-fn qpdf_clean(pdf: &[u8], password: Option<&str>, tag: &str) {
-    let file = Scratch::new(pdf, tag);
+fn qpdf_clean(pdf: &[u8], password: Option<&str>) {
+    let file = common::Scratch::new(pdf);
     let mut cmd = Command::new("qpdf");
     if let Some(p) = password {
         cmd.arg(format!("--password={p}"));
@@ -96,7 +62,7 @@ fn applied(r: &EditResult) {
 
 #[test]
 fn marked_output_extracts_sample_and_checks_clean() {
-    let Some(pdf) = load("font-tt-subset-libreoffice-trivial.pdf") else {
+    let Some(pdf) = common::load("font-tt-subset-libreoffice-trivial.pdf") else {
         return;
     };
     let plain = edit(&pdf, &replace("Lorem", "Loerm", None, None)).expect("edit runs");
@@ -106,14 +72,14 @@ fn marked_output_extracts_sample_and_checks_clean() {
     applied(&marked);
     assert!(marked.warnings.iter().any(|w| w == "sample_mark"));
     assert!(marked.timings.mark_ms > 0.0);
-    if let Some(text) = pdftotext(&marked.pdf, None, "trivial") {
+    if let Some(text) = pdftotext(&marked.pdf, None) {
         assert!(text.contains("SAMPLE"), "{text}");
         assert!(text.contains("Loerm ipsum"), "{text}");
     }
-    if let Some(text) = pdftotext(&plain.pdf, None, "trivial-plain") {
+    if let Some(text) = pdftotext(&plain.pdf, None) {
         assert!(!text.contains("SAMPLE"), "{text}");
     }
-    qpdf_clean(&marked.pdf, None, "trivial");
+    qpdf_clean(&marked.pdf, None);
     // The page's own content streams are kept byte for byte: the mark only adds streams.
     let a = lopdf::Document::load_mem(&plain.pdf).expect("parses");
     let b = lopdf::Document::load_mem(&marked.pdf).expect("parses");
@@ -138,7 +104,7 @@ fn marked_output_extracts_sample_and_checks_clean() {
 
 #[test]
 fn nothing_applied_means_no_mark() {
-    let Some(pdf) = load("font-tt-subset-libreoffice-trivial.pdf") else {
+    let Some(pdf) = common::load("font-tt-subset-libreoffice-trivial.pdf") else {
         return;
     };
     let r = edit(&pdf, &replace("no such words", "x", Some("SAMPLE"), None)).expect("edit runs");
@@ -149,7 +115,7 @@ fn nothing_applied_means_no_mark() {
 
 #[test]
 fn rotated_pages_get_an_upright_mark_in_a_corner_clear_of_text() {
-    let Some(pdf) = load("rot-0-90-180-270-pages.pdf") else {
+    let Some(pdf) = common::load("rot-0-90-180-270-pages.pdf") else {
         return;
     };
     let r = edit(
@@ -195,12 +161,12 @@ fn rotated_pages_get_an_upright_mark_in_a_corner_clear_of_text() {
             );
         }
     }
-    qpdf_clean(&r.pdf, None, "rotated");
+    qpdf_clean(&r.pdf, None);
 }
 
 #[test]
 fn encrypted_output_carries_the_mark_encrypted() {
-    let Some(pdf) = load("enc-rc4-128-libreoffice-userpw.pdf") else {
+    let Some(pdf) = common::load("enc-rc4-128-libreoffice-userpw.pdf") else {
         return;
     };
     let pw = "openpassword";
@@ -213,16 +179,16 @@ fn encrypted_output_carries_the_mark_encrypted() {
     );
     let info = pdfedit_engine::open_info(&r.pdf, None);
     assert!(info.is_err(), "the output still needs the password");
-    if let Some(text) = pdftotext(&r.pdf, Some(pw), "enc") {
+    if let Some(text) = pdftotext(&r.pdf, Some(pw)) {
         assert!(text.contains("SAMPLE"), "{text}");
         assert!(text.contains("Loerm"), "{text}");
     }
-    qpdf_clean(&r.pdf, Some(pw), "enc");
+    qpdf_clean(&r.pdf, Some(pw));
 }
 
 #[test]
 fn a_mark_that_is_not_printable_ascii_is_refused() {
-    let Some(pdf) = load("font-tt-subset-libreoffice-trivial.pdf") else {
+    let Some(pdf) = common::load("font-tt-subset-libreoffice-trivial.pdf") else {
         return;
     };
     match edit(&pdf, &replace("Lorem", "Loerm", Some("ÉCHANTILLON"), None)) {

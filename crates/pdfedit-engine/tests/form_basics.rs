@@ -11,17 +11,6 @@ use pdfedit_engine::FieldValue;
 const LIBRE: &str = "form-libreoffice-writer-needappearances.pdf";
 const FANCY: &str = "form-fancy-fields-acrobat-dc.pdf";
 
-fn load(name: &str) -> Option<Vec<u8>> {
-    if !common::init_pdfium() {
-        return None;
-    }
-    common::corpus()?;
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(name);
-    std::fs::read(path).ok()
-}
-
 fn fill(pdf: &[u8], fields: &[(&str, FieldInput)], flatten: bool) -> EditResult {
     let request = EditRequest {
         edits: vec![Edit {
@@ -64,7 +53,9 @@ fn value(pdf: &[u8], name: &str) -> Option<FieldValue> {
 
 #[test]
 fn values_are_drawn_without_flattening_and_greek_gets_a_real_font() {
-    let Some(pdf) = load(LIBRE) else { return };
+    let Some(pdf) = common::load(LIBRE) else {
+        return;
+    };
     let r = fill(
         &pdf,
         &[
@@ -99,7 +90,9 @@ fn values_are_drawn_without_flattening_and_greek_gets_a_real_font() {
 
 #[test]
 fn radios_take_an_export_value_and_render_checked() {
-    let Some(pdf) = load(FANCY) else { return };
+    let Some(pdf) = common::load(FANCY) else {
+        return;
+    };
     let name = "Historical Figures 🐺";
     let before = pdfedit_engine::read_text(&pdf, None, None, false, true).expect("fields");
     let radio = before
@@ -127,7 +120,9 @@ fn radios_take_an_export_value_and_render_checked() {
 
 #[test]
 fn lists_combos_and_partial_names() {
-    let Some(pdf) = load(FANCY) else { return };
+    let Some(pdf) = common::load(FANCY) else {
+        return;
+    };
     let r = fill(
         &pdf,
         &[
@@ -160,7 +155,7 @@ fn lists_combos_and_partial_names() {
 
 #[test]
 fn a_text_longer_than_max_len_is_refused_not_truncated() {
-    let Some(pdf) = load("form-cra-cannabis-return-combed-13p.pdf") else {
+    let Some(pdf) = common::load("form-cra-cannabis-return-combed-13p.pdf") else {
         return;
     };
     let fields = pdfedit_engine::read_text(&pdf, None, None, false, true)
@@ -231,7 +226,9 @@ fn greek_and_accented_values_render_with_real_glyphs_on_corpus_forms() {
         ),
     ];
     for (name, text) in cases {
-        let Some(pdf) = load(name) else { return };
+        let Some(pdf) = common::load(name) else {
+            return;
+        };
         // The widest visible single-line text field without a MaxLen that would refuse it.
         let fields = pdfedit_engine::read_text(&pdf, None, None, false, true)
             .expect("fields")

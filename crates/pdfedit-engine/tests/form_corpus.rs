@@ -5,30 +5,16 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use pdfedit_engine::edit::{
     edit, Edit, EditOp, EditOptions, EditRequest, EditResult, FieldInput, FormSpec,
 };
 use pdfedit_engine::{FieldKind, FieldValue, FormField};
 
-fn pdftotext(pdf: &[u8], tag: &str) -> String {
-    let path = std::env::temp_dir().join(format!("pdfedit-form-{}-{tag}.pdf", std::process::id()));
-    std::fs::write(&path, pdf).expect("temp file");
-    let out = Command::new("pdftotext").arg(&path).arg("-").output();
-    let _ = std::fs::remove_file(&path);
-    out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default()
-}
-
 /// `qpdf --check` passes (exit 0, or 3 for warnings only); `true` when qpdf is absent.
-fn qpdf_ok(pdf: &[u8], tag: &str) -> bool {
-    let path =
-        std::env::temp_dir().join(format!("pdfedit-form-{}-{tag}-q.pdf", std::process::id()));
-    std::fs::write(&path, pdf).expect("temp file");
-    let out = Command::new("qpdf").arg("--check").arg(&path).output();
-    let _ = std::fs::remove_file(&path);
-    out.map_or(true, |o| matches!(o.status.code(), Some(0 | 3)))
+fn qpdf_ok(pdf: &[u8]) -> bool {
+    common::run_tool("qpdf", &["--check"], pdf, &[])
+        .is_none_or(|o| matches!(o.status.code(), Some(0 | 3)))
 }
 
 fn squash(s: &str) -> String {
@@ -165,14 +151,14 @@ fn every_corpus_form_is_filled_read_back_and_flattened() {
                 .collect(),
             true,
         );
-        let text = squash(&pdftotext(&flat.pdf, "flat"));
+        let text = squash(&common::pdftotext(&flat.pdf, &[]).unwrap_or_default());
         assert!(
-            qpdf_ok(&r.pdf, "filled"),
+            qpdf_ok(&r.pdf),
             "{}: qpdf --check fails on the filled output",
             file.name
         );
         assert!(
-            qpdf_ok(&flat.pdf, "flat"),
+            qpdf_ok(&flat.pdf),
             "{}: qpdf --check fails after flatten",
             file.name
         );
@@ -278,7 +264,7 @@ fn corpus_eval_forms_check_fails_only_by_design() {
                 .map(|f| (f.name, f.value))
                 .collect();
         let flat = fill(&pdf, pw, values.clone(), true);
-        let text = pdftotext(&flat.pdf, "eval");
+        let text = common::pdftotext(&flat.pdf, &[]).unwrap_or_default();
         let mut tally = |pass: bool, name: &str, what: String| {
             all += 1;
             if pass {

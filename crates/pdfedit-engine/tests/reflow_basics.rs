@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use lopdf::{dictionary, Document, Object, Stream};
 use pdfedit_engine::edit::{edit, Edit, EditRequest, EditResult, Fit, Occurrence, Scope};
 
@@ -106,20 +104,6 @@ fn reflow(pdf: &[u8], find: &str, replace: &str) -> EditResult {
     edit(pdf, &request).expect("edit runs")
 }
 
-fn pdftotext(pdf: &[u8], tag: &str, layout: bool) -> String {
-    let path =
-        std::env::temp_dir().join(format!("pdfedit-reflow-{}-{tag}.pdf", std::process::id()));
-    std::fs::write(&path, pdf).expect("temp file");
-    let mut cmd = Command::new("pdftotext");
-    if layout {
-        cmd.arg("-layout");
-    }
-    let out = cmd.arg(&path).arg("-").output();
-    let _ = std::fs::remove_file(&path);
-    out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default()
-}
-
 fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
@@ -151,14 +135,14 @@ fn a_longer_word_rebreaks_the_paragraph_and_it_grows_into_empty_room() {
     assert!(c.verified && c.collateral_pixels == 0);
     assert_eq!(c.font_source, "exact-declared");
     assert_eq!(c.font_used, "Courier");
-    let text = pdftotext(&r.pdf, "grow", false);
+    let text = common::pdftotext(&r.pdf, &[]).unwrap_or_default();
     let expected = WORDS.replacen("quick brown", new, 1);
     let mut want = words(&expected);
     want.extend(words("Footer far below"));
     assert_eq!(words(&text), want, "every word, in reading order:\n{text}");
     // The paragraph is re-broken greedily: pdftotext's lines are the greedy lines of the
     // new text, one more than before, and the footer is where it was.
-    let got = text_lines(&pdftotext(&r.pdf, "grow-layout", true));
+    let got = text_lines(&common::pdftotext(&r.pdf, &["-layout"]).unwrap_or_default());
     let mut want_lines = wrap(&expected);
     assert_eq!(
         want_lines.len(),
@@ -178,7 +162,7 @@ fn text_that_fits_its_line_is_replaced_in_place() {
     let r = reflow(&pdf, "lazy", "calm");
     assert_eq!(r.failed, vec![]);
     assert_eq!(r.changes.len(), 1);
-    let got = text_lines(&pdftotext(&r.pdf, "fits", true));
+    let got = text_lines(&common::pdftotext(&r.pdf, &["-layout"]).unwrap_or_default());
     let mut want = wrap(&WORDS.replacen("lazy", "calm", 1));
     want.push("Footer far below".into());
     assert_eq!(got, want);
@@ -233,7 +217,7 @@ fn a_corpus_paragraph_reflows_with_every_word_in_order() {
         .join("../../../shared/corpus")
         .join(TRIVIAL);
     let Ok(pdf) = std::fs::read(path) else { return };
-    let before = pdftotext(&pdf, "corpus-before", false);
+    let before = common::pdftotext(&pdf, &[]).unwrap_or_default();
     let new = "consetetur sadipscing elitr, sed diam nonumy eirmod tempor invidunt ut labore \
                et dolore magna aliquyam erat, sed diam voluptua. At vero eos et accusam et \
                justo duo dolores et ea rebum consetetur";
@@ -242,15 +226,15 @@ fn a_corpus_paragraph_reflows_with_every_word_in_order() {
     assert_eq!(r.changes.len(), 1);
     assert!(r.changes[0].verified);
     assert_eq!(r.changes[0].font_source, "exact-embedded");
-    let after = pdftotext(&r.pdf, "corpus-after", false);
+    let after = common::pdftotext(&r.pdf, &[]).unwrap_or_default();
     assert_eq!(
         words(&after),
         words(&before.replacen("consetetur", new, 1)),
         "every word, in reading order:\n{after}"
     );
     // The paragraph grew by lines; its first line keeps the text before the match.
-    let lines_before = text_lines(&pdftotext(&pdf, "corpus-before-l", true));
-    let lines_after = text_lines(&pdftotext(&r.pdf, "corpus-after-l", true));
+    let lines_before = text_lines(&common::pdftotext(&pdf, &["-layout"]).unwrap_or_default());
+    let lines_after = text_lines(&common::pdftotext(&r.pdf, &["-layout"]).unwrap_or_default());
     assert!(
         lines_after.len() > lines_before.len(),
         "{lines_before:?} -> {lines_after:?}"

@@ -5,20 +5,7 @@
 
 mod common;
 
-use std::process::Command;
-
 use pdfedit_engine::edit::{edit, Edit, EditRequest, Fit, Occurrence, Scope};
-
-fn pdftotext(pdf: &[u8], tag: &str) -> Option<String> {
-    let path = std::env::temp_dir().join(format!(
-        "pdfedit-reflow-corpus-{}-{tag}.pdf",
-        std::process::id()
-    ));
-    std::fs::write(&path, pdf).ok()?;
-    let out = Command::new("pdftotext").arg(&path).arg("-").output().ok();
-    let _ = std::fs::remove_file(&path);
-    out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-}
 
 /// The text's characters without white space, sorted: equal for two texts that hold the
 /// same words whatever their order and spacing (a kern standing in for a missing space
@@ -41,11 +28,7 @@ fn reflow_on_corpus_paragraphs() {
     let Some(files) = common::corpus() else {
         return;
     };
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    let manifest: Vec<serde_json::Value> = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
-    )
-    .expect("manifest parses");
+    let manifest = common::manifest().expect("manifest");
     let mut applied = 0;
     let mut outcomes: Vec<(String, String)> = Vec::new();
     for f in files.iter().filter(|f| !f.encrypted) {
@@ -75,8 +58,8 @@ fn reflow_on_corpus_paragraphs() {
         let outcome = match edit(&pdf, &request) {
             Err(e) => format!("error: {e}"),
             Ok(r) if !r.changes.is_empty() => {
-                let before = pdftotext(&pdf, "before").unwrap_or_default();
-                let after = pdftotext(&r.pdf, "after").unwrap_or_default();
+                let before = common::pdftotext(&pdf, &[]).unwrap_or_default();
+                let after = common::pdftotext(&r.pdf, &[]).unwrap_or_default();
                 assert!(
                     dense(&after).contains(&dense(&triple)),
                     "{}: the new text does not read in order",
@@ -114,8 +97,10 @@ fn reflow_on_corpus_paragraphs() {
         "reflow applied on {applied}/{} corpus files",
         outcomes.len()
     );
+    // Measured 14 of 49 files applied (13 overflow, 7 reflow_unsupported, 2
+    // collateral_change among the rest).
     assert!(
-        applied >= 1,
-        "at least the plain LibreOffice paragraph reflows"
+        applied >= 12,
+        "reflow applied on {applied} corpus files (bar: 12)"
     );
 }

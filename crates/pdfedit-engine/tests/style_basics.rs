@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use pdfedit_engine::edit::{
     edit, At, Edit, EditError, EditOp, EditRequest, EditResult, InsertSpec, Occurrence, Scope,
     Style,
@@ -14,17 +12,6 @@ use pdfedit_engine::edit::{
 use pdfedit_engine::Span;
 
 const TRIVIAL: &str = "font-tt-subset-libreoffice-trivial.pdf";
-
-fn load(name: &str) -> Option<Vec<u8>> {
-    if !common::init_pdfium() {
-        return None;
-    }
-    common::corpus()?;
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(name);
-    std::fs::read(path).ok()
-}
 
 fn style(font: Option<&str>, size: Option<f64>, color: Option<&str>) -> Style {
     Style {
@@ -69,36 +56,15 @@ fn insert(text: &str, at: At, style: Style) -> Edit {
     }
 }
 
-fn temp(pdf: &[u8], tag: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("pdfedit-style-{}-{tag}.pdf", std::process::id()));
-    std::fs::write(&path, pdf).expect("temp file");
-    path
-}
-
-fn tool(name: &str, args: &[&str], pdf: &[u8], tag: &str) -> Vec<u8> {
-    let path = temp(pdf, tag);
-    let mut cmd = Command::new(name);
-    cmd.args(args).arg(&path);
-    if name == "pdftotext" {
-        cmd.arg("-");
-    }
-    let out = cmd.output();
-    let _ = std::fs::remove_file(&path);
-    out.map(|o| o.stdout).unwrap_or_default()
-}
-
-fn pdftotext(pdf: &[u8], tag: &str) -> String {
-    let t = String::from_utf8_lossy(&tool("pdftotext", &[], pdf, tag)).into_owned();
+fn pdftotext(pdf: &[u8]) -> String {
+    let t = common::pdftotext(pdf, &[]).unwrap_or_default();
     t.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Font names pdffonts lists, subset tags removed (PostScript names: Liberation Mono's
 /// regular is `LiberationMono`, its bold `LiberationMono-Bold`).
-fn pdffonts(pdf: &[u8], tag: &str) -> Vec<String> {
-    let path = temp(pdf, tag);
-    let out = Command::new("pdffonts").arg(&path).output();
-    let _ = std::fs::remove_file(&path);
-    let text = out
+fn pdffonts(pdf: &[u8]) -> Vec<String> {
+    let text = common::run_tool("pdffonts", &[], pdf, &[])
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
     text.lines()
@@ -109,8 +75,10 @@ fn pdffonts(pdf: &[u8], tag: &str) -> Vec<String> {
 }
 
 /// Page 1 rendered by poppler at 2 px per point: (width, height, RGB bytes).
-fn poppler_render(pdf: &[u8], tag: &str) -> (usize, usize, Vec<u8>) {
-    let ppm = tool("pdftoppm", &["-r", "144", "-f", "1", "-l", "1"], pdf, tag);
+fn poppler_render(pdf: &[u8]) -> (usize, usize, Vec<u8>) {
+    let ppm = common::run_tool("pdftoppm", &["-r", "144", "-f", "1", "-l", "1"], pdf, &[])
+        .map(|o| o.stdout)
+        .unwrap_or_default();
     // P6\n<w> <h>\n255\n<bytes>
     let mut fields = Vec::new();
     let mut pos = 0;
@@ -174,7 +142,9 @@ fn span_with<'a>(spans: &'a [Span], text: &str) -> &'a Span {
 
 #[test]
 fn replace_in_a_picked_font_size_and_colour_keeps_the_rest_of_the_line() {
-    let Some(pdf) = load(TRIVIAL) else { return };
+    let Some(pdf) = common::load(TRIVIAL) else {
+        return;
+    };
     let e = replace(
         "consetetur",
         "NEW",
@@ -188,10 +158,8 @@ fn replace_in_a_picked_font_size_and_colour_keeps_the_rest_of_the_line() {
     assert_eq!(c.font_used, "LiberationSerif-Bold");
     assert_eq!(c.font_source, "metric-twin");
     assert!(!r.warnings.iter().any(|w| w == "style_not_applied"));
-    assert!(
-        pdftotext(&r.pdf, "rep").starts_with("Lorem ipsum dolor sit amet, NEW sadipscing elitr,")
-    );
-    let fonts = pdffonts(&r.pdf, "rep");
+    assert!(pdftotext(&r.pdf).starts_with("Lorem ipsum dolor sit amet, NEW sadipscing elitr,"));
+    let fonts = pdffonts(&r.pdf);
     assert!(
         fonts.contains(&"LiberationSerif-Bold".to_string()),
         "{fonts:?}"
@@ -203,7 +171,7 @@ fn replace_in_a_picked_font_size_and_colour_keeps_the_rest_of_the_line() {
     assert!(new.font.contains("LiberationSerif"), "{}", new.font);
     let rest = span_with(&after, "sadipscing");
     assert!((rest.size - 10.0).abs() < 0.05 && rest.font.contains("DejaVuSans"));
-    let render = poppler_render(&r.pdf, "rep");
+    let render = poppler_render(&r.pdf);
     assert!(count(&render, new.bbox, red) > 30, "the new text is red");
     assert_eq!(
         count(&render, rest.bbox, red),
@@ -219,7 +187,9 @@ fn replace_in_a_picked_font_size_and_colour_keeps_the_rest_of_the_line() {
 
 #[test]
 fn insert_at_a_point_in_a_picked_style() {
-    let Some(pdf) = load(TRIVIAL) else { return };
+    let Some(pdf) = common::load(TRIVIAL) else {
+        return;
+    };
     let at = At::Point {
         page: 1,
         x: 60.0,
@@ -235,17 +205,19 @@ fn insert_at_a_point_in_a_picked_style() {
     let c = &r.changes[0];
     assert_eq!(c.font_used, "LiberationMono-Regular");
     assert_eq!(c.font_source, "metric-twin");
-    assert!(pdftotext(&r.pdf, "point").ends_with("Styled note"));
-    let fonts = pdffonts(&r.pdf, "point");
+    assert!(pdftotext(&r.pdf).ends_with("Styled note"));
+    let fonts = pdffonts(&r.pdf);
     assert!(fonts.contains(&"LiberationMono".to_string()), "{fonts:?}");
     let new = span_with(&spans(&r.pdf), "Styled").clone();
     assert!((new.size - 14.0).abs() < 0.05, "{}", new.size);
-    assert!(count(&poppler_render(&r.pdf, "point"), new.bbox, red) > 30);
+    assert!(count(&poppler_render(&r.pdf), new.bbox, red) > 30);
 }
 
 #[test]
 fn insert_on_a_new_line_in_a_family_picked_by_name() {
-    let Some(pdf) = load(TRIVIAL) else { return };
+    let Some(pdf) = common::load(TRIVIAL) else {
+        return;
+    };
     let at = At::After {
         phrase: "sanctus est Lorem ipsum dolor sit amet.".into(),
         newline: true,
@@ -260,8 +232,8 @@ fn insert_on_a_new_line_in_a_family_picked_by_name() {
     assert_eq!(r.failed, vec![]);
     // DejaVu Sans is regular: the family's regular style serves.
     assert_eq!(r.changes[0].font_used, "LiberationSerif-Regular");
-    assert!(pdftotext(&r.pdf, "newline").ends_with("dolor sit amet. nova linea"));
-    let fonts = pdffonts(&r.pdf, "newline");
+    assert!(pdftotext(&r.pdf).ends_with("dolor sit amet. nova linea"));
+    let fonts = pdffonts(&r.pdf);
     assert!(fonts.contains(&"LiberationSerif".to_string()), "{fonts:?}");
     let after = spans(&r.pdf);
     let new = span_with(&after, "nova linea");
@@ -269,12 +241,14 @@ fn insert_on_a_new_line_in_a_family_picked_by_name() {
         (new.size - 10.0).abs() < 0.05,
         "the size of the text around"
     );
-    assert!(count(&poppler_render(&r.pdf, "newline"), new.bbox, red) > 30);
+    assert!(count(&poppler_render(&r.pdf), new.bbox, red) > 30);
 }
 
 #[test]
 fn inline_insert_styles_the_new_text_and_not_the_anchor() {
-    let Some(pdf) = load(TRIVIAL) else { return };
+    let Some(pdf) = common::load(TRIVIAL) else {
+        return;
+    };
     let at = At::After {
         phrase: "nonumy eirmod tempor".into(),
         newline: false,
@@ -289,10 +263,10 @@ fn inline_insert_styles_the_new_text_and_not_the_anchor() {
     assert_eq!(r.failed, vec![]);
     assert_eq!(r.changes[0].op, EditOp::Insert);
     assert_eq!(r.changes[0].font_used, "LiberationSans-Bold");
-    assert!(pdftotext(&r.pdf, "inline").contains("sed diam nonumy eirmod tempor NB invidunt ut"));
-    assert!(pdffonts(&r.pdf, "inline").contains(&"LiberationSans-Bold".to_string()));
+    assert!(pdftotext(&r.pdf).contains("sed diam nonumy eirmod tempor NB invidunt ut"));
+    assert!(pdffonts(&r.pdf).contains(&"LiberationSans-Bold".to_string()));
     let after = spans(&r.pdf);
-    let render = poppler_render(&r.pdf, "inline");
+    let render = poppler_render(&r.pdf);
     let new = span_with(&after, "NB");
     assert!(new.font.contains("LiberationSans-Bold"), "{}", new.font);
     assert!(count(&render, new.bbox, red) > 20);
@@ -307,7 +281,9 @@ fn inline_insert_styles_the_new_text_and_not_the_anchor() {
 
 #[test]
 fn an_unknown_font_name_is_an_invalid_request() {
-    let Some(pdf) = load(TRIVIAL) else { return };
+    let Some(pdf) = common::load(TRIVIAL) else {
+        return;
+    };
     let e = replace(
         "consetetur",
         "x",

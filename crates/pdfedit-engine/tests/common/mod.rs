@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses a different subset of these helpers
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 
 /// One corpus entry from `manifest.json`.
 pub struct CorpusFile {
@@ -92,4 +93,60 @@ fn annotation_text(e: &serde_json::Value) -> Option<&'static str> {
         return Some("signature appearances");
     }
     None
+}
+
+/// A corpus file's bytes after binding PDFium; `None` (with a message) when PDFium or the
+/// corpus is absent.
+pub fn load(name: &str) -> Option<Vec<u8>> {
+    if !init_pdfium() {
+        return None;
+    }
+    corpus()?;
+    std::fs::read(repo_root().join("../shared/corpus").join(name)).ok()
+}
+
+/// The corpus's `manifest.json` entries (test phrases, traits), or `None` when absent.
+pub fn manifest() -> Option<Vec<serde_json::Value>> {
+    let text = std::fs::read_to_string(repo_root().join("../shared/corpus/manifest.json")).ok()?;
+    Some(serde_json::from_str(&text).expect("manifest parses"))
+}
+
+/// A PDF written to a file of its own in the temp folder, removed when dropped (tests of
+/// one binary run in parallel, so every file gets a new name).
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(pdf: &[u8]) -> Scratch {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("pdfedit-test-{}-{n}.pdf", std::process::id()));
+        std::fs::write(&path, pdf).expect("temp file written");
+        Scratch(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Runs `cmd args… FILE tail…` on `pdf`; `None` when the tool cannot be started.
+pub fn run_tool(cmd: &str, args: &[&str], pdf: &[u8], tail: &[&str]) -> Option<Output> {
+    let file = Scratch::new(pdf);
+    Command::new(cmd)
+        .args(args)
+        .arg(&file.0)
+        .args(tail)
+        .output()
+        .ok()
+}
+
+/// `pdftotext args… FILE -`: the text, or `None` when poppler is not installed or fails.
+pub fn pdftotext(pdf: &[u8], args: &[&str]) -> Option<String> {
+    run_tool("pdftotext", args, pdf, &["-"])
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
 }
