@@ -148,6 +148,8 @@ pub(crate) fn decide(
             shrink: factor,
             ..plain
         }),
+        // A column is not reflowed (the reflow planner refuses it as reflow_unsupported).
+        (Fit::Reflow, Run::Column) => Err("reflow: vertical text is not reflowed".into()),
         // Text that fits its line is replaced in place; otherwise the paragraph reflows.
         (Fit::Reflow, _) if fits(new_w) => Ok(plain),
         (Fit::Reflow, _) => Err("reflow: the new text does not fit its line".into()),
@@ -225,5 +227,6 @@ mod tests {
         let f = col(Fit::Shrink, 100.0, 50.0, 70.0).expect("shrink");
         assert_eq!((f.condense, f.shrink), (1.0, 0.5));
         assert!(!col(Fit::None, 300.0, 50.0, 50.0).expect("none").keep_place);
+        assert!(col(Fit::Reflow, 10.0, 50.0, 70.0).is_err());
     }
 }
