@@ -214,14 +214,14 @@ fn corpus_replace_success_rate() {
         total += t;
     }
     eprintln!("overall                  {ok}/{total}");
-    // Measured 175/188 (93 %) with vertical columns, CID collections and phrases in
-    // several Type 3 fonts; the rest are Arabic with a broken ToUnicode (4), text that
-    // lives only in FreeText annotations (4), PDFium snapping Type 3 bitmap glyphs of the
-    // kept rest of the line (2) and longer text that cannot fit before the next text (3).
+    // Measured 179/188 (95.2 %) with vertical columns, CID collections, phrases in
+    // several Type 3 fonts and text shown only by FreeText annotations; the rest are
+    // Arabic with a broken ToUnicode (4), PDFium snapping Type 3 bitmap glyphs of the kept
+    // rest of the line (2) and longer text that cannot fit before the next text (3).
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 92,
-            "replace success rate fell to {ok}/{total} (bar: 92 %)"
+            ok * 100 >= total * 95,
+            "replace success rate fell to {ok}/{total} (bar: 95 %)"
         );
     }
 }
@@ -365,12 +365,11 @@ fn corpus_delete_is_tidy() {
         }
     }
     eprintln!("delete overall {ok}/{total}");
-    // Measured 83/87: the rest are Arabic with a broken ToUnicode (2, unmatched) and text
-    // that lives only in FreeText annotations (2, failed with annotation_text).
+    // Measured 85/87: the rest are Arabic with a broken ToUnicode (2, unmatched).
     if total > 0 {
         assert!(
-            ok * 100 >= total * 92,
-            "tidy deletes fell to {ok}/{total} (bar: 92 %)"
+            ok * 100 >= total * 97,
+            "tidy deletes fell to {ok}/{total} (bar: 97 %)"
         );
     }
 }
