@@ -11,7 +11,7 @@
 //! encrypted again with the same security handler, permissions and keys.
 
 pub(crate) mod actual;
-mod annot_text;
+mod annot;
 mod choose;
 mod close_up;
 mod crypt;
@@ -171,14 +171,8 @@ fn edit_inner(
             continue;
         }
         if matches.is_empty() {
-            if annot_text::freetext_holds(&run.doc, &edit.scope, matcher) {
-                run.fail(
-                    edit,
-                    "annotation_text",
-                    "the text is only in a FreeText annotation, which replace and delete \
-                     do not edit yet"
-                        .into(),
-                );
+            let policy = request.options.font_policy;
+            if run.timed_edit(|run| annot::apply(run, edit, matcher, policy))? {
                 continue;
             }
             run.result.unmatched.push(Unmatched {

@@ -1,16 +1,15 @@
-//! Text that lives only in a FreeText annotation: its /Contents and its appearance stream,
-//! not the page content. Replace and delete do not edit annotations, so such a find is
-//! reported in `failed[]` (reason `annotation_text`) instead of `unmatched[]`: the text is
-//! on the page, and the caller should know why it stayed.
+//! Whether a FreeText annotation's /Contents holds the text, for the case where its
+//! appearance could not be opened for editing: such a find is reported in `failed[]`
+//! (reason `annotation_text`) instead of `unmatched[]`, since the text is on the page and
+//! the caller should know why it stayed.
 
 use lopdf::{Document, Object};
 use pdf_content::decode_text_string;
 
-use super::find::{line_matches, Matcher};
-use super::types::Scope;
+use super::super::find::{line_matches, Matcher};
+use super::super::types::Scope;
 
-/// Annotations looked at per page; a page with more is not searched further.
-const MAX_ANNOTS_PER_PAGE: usize = 10_000;
+use super::MAX_ANNOTS_PER_PAGE;
 
 /// Whether a FreeText annotation on a page in `scope` shows text `matcher` finds.
 pub(crate) fn freetext_holds(doc: &Document, scope: &Scope, matcher: &Matcher) -> bool {
