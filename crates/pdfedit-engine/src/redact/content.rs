@@ -76,9 +76,10 @@ pub(crate) fn plan(
 
 /// The `TJ` number that moves the pen exactly as glyph `g` did, so the glyphs after it
 /// stay in place. Horizontally a positive number moves the pen back (left), by
-/// thousandths of the size under `Tz`; in a column (vertical writing) the pen moves down
-/// by the glyph's negative advance `w1` and a positive number moves it back up, with no
-/// `Tz` (see `edit/vertical.rs`): the number is the advance itself.
+/// thousandths of the size under `Tz`. In a column (vertical writing) the glyph's advance
+/// is negative (down) and `Tz` does not apply; measured on PDFium's renders (the
+/// `redact_vertical` test), a positive number there moves the pen down the column, as
+/// §9.4.4 writes it, so the number is minus the advance as well.
 fn removal_kern(model: &PageModel, g: usize, vertical: bool) -> Result<f64, String> {
     let gl = &model.glyphs.glyphs[g];
     let unusable = || "a glyph of the text has no usable size".to_string();
@@ -89,7 +90,7 @@ fn removal_kern(model: &PageModel, g: usize, vertical: bool) -> Result<f64, Stri
         if gl.font_size.abs() < 1e-9 {
             return Err(unusable());
         }
-        return Ok(gl.advance * 1000.0 / gl.font_size);
+        return Ok(-gl.advance * 1000.0 / gl.font_size);
     }
     let unit = gl.font_size * spacing_at(model, gl.stream, gl.op_index).scale;
     if unit.abs() < 1e-9 {
