@@ -244,7 +244,7 @@ fn corpus_redact_success_rate() {
     }
     eprintln!("overall    {ok}/{total}");
     // Measured 99/116 (85 %; 97 before removal kerns followed PDFium's whole widths).
-    // The rest: words of OCR layers over scans (refused as scanned_text, as designed, 9);
+    // The rest: words of OCR layers over scans (refused as scanned_text, as designed, 4);
     // an RC4-40 scan whose encryption cannot be written back (2); the kanpō gazette's
     // vertical columns, not matched (no Adobe-Japan1 Unicode for its non-embedded fonts,
     // 3); the Identity-V sample, whose columns are redacted but one occurrence stays
