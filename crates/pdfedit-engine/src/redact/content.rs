@@ -14,6 +14,8 @@ use crate::edit::fit::spacing_at;
 use crate::edit::rewrite::{rewrite_ops, Action};
 use crate::edit::text::union;
 
+use super::widths::follow_pdfium;
+
 /// New stream bytes and the box of every planned match.
 pub(crate) struct ContentPlan {
     /// Decoded new content of every stream that changed.
@@ -23,11 +25,14 @@ pub(crate) struct ContentPlan {
 }
 
 /// Plans the removal of every match's glyphs. `vertical` tells whether a glyph (by index)
-/// is shown in a vertical font (its advance is then along y and `Tz` does not apply).
+/// is shown in a vertical font (its advance is then along y and `Tz` does not apply);
+/// `dropped` what PDFium's whole width of a glyph drops from its exact width (1/1000 em,
+/// see [`super::widths`]).
 pub(crate) fn plan(
     model: &PageModel,
     matches: &[Match],
     vertical: &dyn Fn(usize) -> bool,
+    dropped: &dyn Fn(usize) -> f64,
 ) -> Result<ContentPlan, String> {
     let glyphs = &model.glyphs.glyphs;
     let mut actions: HashMap<usize, Action> = HashMap::new();
@@ -37,22 +42,23 @@ pub(crate) fn plan(
         if m.glyphs.iter().any(|g| actions.contains_key(g)) {
             continue; // overlapping match: its glyphs already go
         }
-        for &g in &m.glyphs {
-            let gl = &glyphs[g];
-            let scale = if vertical(g) {
-                1.0
-            } else {
-                spacing_at(model, gl.stream, gl.op_index).scale
-            };
-            let unit = gl.font_size * scale;
-            if unit.abs() < 1e-9 || !gl.advance.is_finite() {
-                return Err("a glyph of the text has no usable size".into());
-            }
+        // PDFium draws the rest of the line after the sum of whole widths: follow it
+        // when the exact numbers would move the rest visibly there.
+        let fractions: Vec<f64> = m
+            .glyphs
+            .iter()
+            .map(|&g| if vertical(g) { 0.0 } else { dropped(g) })
+            .collect();
+        let t = glyphs[m.glyphs[0]].trm;
+        let pdfium = follow_pdfium(fractions.iter().sum(), t[0].hypot(t[1]));
+        for (&g, fraction) in m.glyphs.iter().zip(&fractions) {
+            let exact = removal_kern(model, g, vertical(g))?;
+            let kern = if pdfium { exact + fraction } else { exact };
             actions.insert(
                 g,
                 Action {
                     insert: None,
-                    remove_kern: Some(-gl.advance * 1000.0 / unit),
+                    remove_kern: Some(kern),
                 },
             );
         }
@@ -66,6 +72,31 @@ pub(crate) fn plan(
     }
     let streams = rewrite_ops(model, &actions, &actual)?;
     Ok(ContentPlan { streams, boxes })
+}
+
+/// The `TJ` number that moves the pen exactly as glyph `g` did, so the glyphs after it
+/// stay in place. Horizontally a positive number moves the pen back (left), by
+/// thousandths of the size under `Tz`. In a column (vertical writing) the glyph's advance
+/// is negative (down) and `Tz` does not apply; measured on PDFium's renders (the
+/// `redact_vertical` test), a positive number there moves the pen down the column, as
+/// §9.4.4 writes it, so the number is minus the advance as well.
+fn removal_kern(model: &PageModel, g: usize, vertical: bool) -> Result<f64, String> {
+    let gl = &model.glyphs.glyphs[g];
+    let unusable = || "a glyph of the text has no usable size".to_string();
+    if !gl.advance.is_finite() {
+        return Err(unusable());
+    }
+    if vertical {
+        if gl.font_size.abs() < 1e-9 {
+            return Err(unusable());
+        }
+        return Ok(-gl.advance * 1000.0 / gl.font_size);
+    }
+    let unit = gl.font_size * spacing_at(model, gl.stream, gl.op_index).scale;
+    if unit.abs() < 1e-9 {
+        return Err(unusable());
+    }
+    Ok(-gl.advance * 1000.0 / unit)
 }
 
 /// Paints filled black boxes (user space) on top of the page. The page's own content is

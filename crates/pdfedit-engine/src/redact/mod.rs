@@ -22,8 +22,9 @@ mod lines;
 mod pixels;
 mod residual;
 mod strings;
+mod widths;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::edit::find::{line_matches, Match, Matcher};
 use crate::edit::{
@@ -122,20 +123,31 @@ pub(crate) fn apply(
                     .is_some_and(|f| f.font.is_vertical())
             })
             .collect();
-        let outcome = content::plan(model, &ms, &|g| vertical.contains(&g))
-            .map_err(|e| ("unsupported_layout", e))
-            .and_then(|plan| {
-                for (sid, bytes) in &plan.streams {
-                    streams::write_stream(&mut run.doc, model, *sid, bytes)
-                        .map_err(|e| ("unsupported_layout", e))?;
-                }
-                let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
-                let masked =
-                    images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
-                content::draw_boxes(&mut run.doc, page_id, &boxes)
-                    .map_err(|e| ("engine_error", e))?;
-                Ok((plan.boxes, masked))
-            });
+        let dropped: HashMap<usize, f64> = ms
+            .iter()
+            .flat_map(|m| m.glyphs.iter().copied())
+            .map(|g| {
+                (
+                    g,
+                    widths::dropped_fraction(&run.doc, &mut run.fonts, &glyphs[g]),
+                )
+            })
+            .collect();
+        let outcome = content::plan(model, &ms, &|g| vertical.contains(&g), &|g| {
+            dropped.get(&g).copied().unwrap_or(0.0)
+        })
+        .map_err(|e| ("unsupported_layout", e))
+        .and_then(|plan| {
+            for (sid, bytes) in &plan.streams {
+                streams::write_stream(&mut run.doc, model, *sid, bytes)
+                    .map_err(|e| ("unsupported_layout", e))?;
+            }
+            let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
+            let masked =
+                images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
+            content::draw_boxes(&mut run.doc, page_id, &boxes).map_err(|e| ("engine_error", e))?;
+            Ok((plan.boxes, masked))
+        });
         match outcome {
             Ok((boxes, images)) => plans.push(PagePlan {
                 ink_margins: ms

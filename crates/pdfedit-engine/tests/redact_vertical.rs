@@ -1,0 +1,113 @@
+//! Redaction keeps every other glyph where PDFium drew it: down a vertical (Identity-V)
+//! column, where the removed glyphs' `TJ` numbers move the pen along y, and on pdfTeX
+//! lines whose Type 1 `/Widths` carry decimals that PDFium cuts to whole units. Checked
+//! with PDFium's own character positions before and after, outside the redacted boxes.
+
+mod common;
+
+use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, EditResult, Scope};
+
+fn load(name: &str) -> Option<Vec<u8>> {
+    if !common::init_pdfium() {
+        return None;
+    }
+    let files = common::corpus()?;
+    std::fs::read(files[0].path.with_file_name(name)).ok()
+}
+
+fn redact(pdf: &[u8], find: &str) -> EditResult {
+    let request = EditRequest {
+        edits: vec![Edit {
+            index: 0,
+            op: EditOp::Redact,
+            find: find.into(),
+            scope: Scope::default(),
+            ..Edit::default()
+        }],
+        ..EditRequest::default()
+    };
+    edit(pdf, &request).expect("edit runs")
+}
+
+/// (char, origin) of every glyph PDFium extracts on 0-based `page`.
+fn chars(pdf: &[u8], page: u32) -> Vec<(char, (f32, f32))> {
+    let doc = pdf_render::Document::open(pdf, None).expect("opens");
+    doc.page_chars(page)
+        .expect("chars")
+        .into_iter()
+        .filter(|c| !c.generated)
+        .filter_map(|c| Some((c.ch?, c.origin)))
+        .collect()
+}
+
+fn inside(p: (f32, f32), b: [f64; 4]) -> bool {
+    let (x, y) = (f64::from(p.0), f64::from(p.1));
+    x >= b[0] - 0.5 && x <= b[2] + 0.5 && y >= b[1] - 0.5 && y <= b[3] + 0.5
+}
+
+/// Every character of `before` outside the changes' boxes is still there after, at the
+/// same origin within `tol` points; the number of such characters checked.
+fn kept_in_place(before: &[u8], r: &EditResult, page: u32, tol: f32) -> usize {
+    let boxes: Vec<[f64; 4]> = r
+        .changes
+        .iter()
+        .filter(|c| c.page == page + 1)
+        .map(|c| c.bbox)
+        .collect();
+    let after = chars(&r.pdf, page);
+    let mut checked = 0;
+    for (ch, o) in chars(before, page) {
+        if ch.is_whitespace() || boxes.iter().any(|b| inside(o, *b)) {
+            continue;
+        }
+        let best = after
+            .iter()
+            .filter(|(c, _)| *c == ch)
+            .map(|(_, p)| (p.0 - o.0).abs().max((p.1 - o.1).abs()))
+            .fold(f32::INFINITY, f32::min);
+        assert!(
+            best <= tol,
+            "{ch:?} at {o:?} moved by {best} pt (page {})",
+            page + 1
+        );
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn a_redacted_column_keeps_the_next_glyphs_in_place() {
+    let name = "font-cid-cff-identityv-japanese-adobe.pdf";
+    let Some(pdf) = load(name) else { return };
+    // The middle of each column: the glyphs below it must not move up or down.
+    let find = "イーハトーヴォ";
+    let r = redact(&pdf, find);
+    eprintln!(
+        "{name}: {} changes, failed {:?}, residual {:?}",
+        r.changes.len(),
+        r.failed,
+        r.residual
+    );
+    assert!(!r.changes.is_empty(), "{:?}", r.failed);
+    assert!(r.changes.iter().all(|c| c.verified));
+    // Some changes are columns (taller than wide).
+    assert!(r
+        .changes
+        .iter()
+        .any(|c| c.bbox[3] - c.bbox[1] > 3.0 * (c.bbox[2] - c.bbox[0])));
+    let checked = kept_in_place(&pdf, &r, 0, 0.05);
+    assert!(checked > 10, "only {checked} characters left to check");
+}
+
+#[test]
+fn a_pdftex_line_keeps_its_rest_where_pdfium_drew_it() {
+    // cmr fonts' /Widths carry decimals (e.g. 525.3): PDFium draws with whole widths.
+    let Some(pdf) = load("font-type1-pdflatex-4p.pdf") else {
+        return;
+    };
+    let r = redact(&pdf, "Huardest gefburn");
+    assert!(!r.changes.is_empty(), "{:?}", r.failed);
+    assert!(r.changes.iter().all(|c| c.verified));
+    let checked = kept_in_place(&pdf, &r, 0, 0.01);
+    assert!(checked > 100, "only {checked} characters left to check");
+}
