@@ -65,9 +65,10 @@ impl Interpreter<'_, '_> {
         multiply(&params, &multiply(&self.text.tm, &self.gstate.ctm))
     }
 
-    /// A number in a `TJ` array moves the pen against the writing direction by
-    /// value/1000 em (§9.4.3). In vertical writing we move up for a positive number,
-    /// as PDFium does, rather than follow the literal formula of §9.4.4.
+    /// A number in a `TJ` array moves the pen by value/1000 em (§9.4.4): horizontally a
+    /// positive number moves it back (left); in vertical writing `ty = (w1 − Tj/1000) ×
+    /// Tfs` makes a positive number move it further down the column, as PDFium draws it
+    /// (measured by the engine's `redact_vertical` test).
     fn adjust(
         &mut self,
         ctx: &Ctx<'_, '_>,
@@ -79,7 +80,7 @@ impl Interpreter<'_, '_> {
         let t = &self.gstate.text;
         let trm = self.rendering_matrix();
         let (displacement, shift) = if font.font.is_vertical() {
-            let dy = value / 1000.0 * t.font_size;
+            let dy = -value / 1000.0 * t.font_size;
             (dy, translate(0.0, dy))
         } else {
             let dx = -value / 1000.0 * t.font_size * t.horizontal_scale;

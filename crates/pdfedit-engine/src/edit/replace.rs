@@ -298,8 +298,10 @@ pub(crate) fn plan_page(
             before.extend(style::rgb_op(c));
             after.splice(0..0, restore);
         }
+        // TJ numbers move the pen back along a line but further down a column (§9.4.4).
+        let back = if vertical { -1.0 } else { 1.0 };
         let kern_after = if fitted.keep_place && drawn_w > 0.0 {
-            drawn_w * 1000.0 / (eff_size * eff_scale)
+            back * drawn_w * 1000.0 / (eff_size * eff_scale)
         } else {
             0.0
         };
@@ -313,9 +315,9 @@ pub(crate) fn plan_page(
             };
             let remove_kern = fitted
                 .keep_place
-                .then(|| -gl.advance.abs() * 1000.0 / (gl.font_size * op_scale));
+                .then(|| -back * gl.advance.abs() * 1000.0 / (gl.font_size * op_scale));
             let space_kern = |sw: f64, sz: f64| {
-                InsertItem::Kern(-(sw + (sp.char_spacing + sp.word_spacing) * 1000.0 / sz))
+                InsertItem::Kern(-back * (sw + (sp.char_spacing + sp.word_spacing) * 1000.0 / sz))
             };
             let mut items: Vec<InsertItem> = head_segs
                 .iter()

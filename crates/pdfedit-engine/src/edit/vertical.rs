@@ -1,6 +1,7 @@
 //! Vertical writing (Identity-V and other vertical CMaps, §9.7.4.3): the pen moves down
 //! by each glyph's vertical advance w1 (W2/DW2), `Tz` does not apply, and a positive
-//! `TJ` number moves it back up (as PDFium draws it).
+//! `TJ` number moves it further down (§9.4.4; PDFium draws it so), the opposite of a
+//! line, where a positive number moves the pen back.
 
 use pdf_fonts::Font;
 
