@@ -93,3 +93,37 @@ fn annotation_text(e: &serde_json::Value) -> Option<&'static str> {
     }
     None
 }
+
+/// `(text, xMin, yMin)` of every word on page 1 in `pdftotext -bbox` output, or `None`
+/// (with a message) when pdftotext is not available.
+pub fn pdftotext_words(pdf: &[u8], tag: &str) -> Option<Vec<(String, f64, f64)>> {
+    let path = std::env::temp_dir().join(format!("pdfedit-words-{tag}-{}.pdf", std::process::id()));
+    std::fs::write(&path, pdf).ok()?;
+    let out = std::process::Command::new("pdftotext")
+        .args(["-bbox", "-f", "1", "-l", "1"])
+        .arg(&path)
+        .arg("-")
+        .output()
+        .ok();
+    let _ = std::fs::remove_file(&path);
+    let Some(html) = out
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    else {
+        eprintln!("SKIP: pdftotext not available");
+        return None;
+    };
+    let attr = |line: &str, key: &str| -> Option<f64> {
+        let start = line.find(&format!("{key}=\""))? + key.len() + 2;
+        line[start..].split('"').next()?.parse().ok()
+    };
+    Some(
+        html.lines()
+            .filter(|l| l.trim_start().starts_with("<word"))
+            .filter_map(|l| {
+                let text = l.split('>').nth(1)?.split('<').next()?.to_string();
+                Some((text, attr(l, "xMin")?, attr(l, "yMin")?))
+            })
+            .collect(),
+    )
+}
