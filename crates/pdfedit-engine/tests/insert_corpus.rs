@@ -33,14 +33,19 @@ fn word_counts(s: &str) -> BTreeMap<&str, usize> {
     m
 }
 
-/// "ok", or what is wrong with an applied insert's output.
-fn check(before: &str, after: &str, phrase: &str) -> String {
+/// "ok", or what is wrong with an applied insert's output: pdftotext must read the phrase
+/// and the new word in order, and every other word of the page text (the phrase's first
+/// occurrence followed by the new word) must still be there.
+fn check(before: &str, after: &str, phrase: &str, word: &str) -> String {
     let (before, after) = (squash(before), squash(after));
-    let want = format!("{} {NEW}", squash(phrase));
+    let phrase = squash(phrase);
+    let want = format!("{phrase} {word}");
     if !after.contains(&want) {
         return format!("pdftotext does not read {want:?}");
     }
-    let (b, a) = (word_counts(&before), word_counts(&after));
+    // "… phrase, more": the comma now follows the new word.
+    let expected = before.replacen(&phrase, &want, 1);
+    let (b, a) = (word_counts(&expected), word_counts(&after));
     let lost: Vec<&&str> = b
         .iter()
         .filter(|(w, n)| a.get(*w).copied().unwrap_or(0) < **n)
@@ -92,40 +97,47 @@ fn corpus_inline_insert_success_rate() {
             if phrase.chars().count() < 3 {
                 continue;
             }
-            n += 1;
-            let request = EditRequest {
-                edits: vec![Edit {
-                    op: EditOp::Insert,
-                    insert: Some(InsertSpec {
-                        text: NEW.into(),
-                        at: At::After {
-                            phrase: phrase.into(),
-                            newline: false,
-                            page: None,
-                        },
-                    }),
-                    ..Edit::default()
-                }],
-                ..EditRequest::default()
-            };
-            let verdict = match edit(&bytes, &request) {
-                Err(e) => format!("error {e}"),
-                Ok(r) if !r.unmatched.is_empty() => "unmatched".into(),
-                Ok(r) if !r.failed.is_empty() => format!("failed {}", r.failed[0].reason),
-                Ok(r) if !r.changes.iter().all(|c| c.verified) => "not verified".into(),
-                Ok(r) => match pdftotext(&r.pdf, n) {
-                    None => "pdftotext failed on the output".into(),
-                    Some(after) => check(&before, &after, phrase),
-                },
-            };
-            let cell = table.entry(category.clone()).or_default();
-            cell.1 += 1;
-            if verdict == "ok" {
-                cell.0 += 1;
-            } else {
-                eprintln!("{name} {phrase:?}: {verdict}");
-                let key = verdict.split(':').next().unwrap_or_default().to_string();
-                *reasons.entry(key).or_default() += 1;
+            // " NEW" (whose letters a subset often lacks: then another font is needed) and
+            // the phrase's first word again (letters the phrase's own font holds).
+            let own = phrase.split_whitespace().next().unwrap_or(phrase);
+            for (kind, word) in [("NEW", NEW), ("own", own)] {
+                n += 1;
+                let request = EditRequest {
+                    edits: vec![Edit {
+                        op: EditOp::Insert,
+                        insert: Some(InsertSpec {
+                            text: word.into(),
+                            at: At::After {
+                                phrase: phrase.into(),
+                                newline: false,
+                                page: None,
+                            },
+                        }),
+                        ..Edit::default()
+                    }],
+                    ..EditRequest::default()
+                };
+                let verdict = match edit(&bytes, &request) {
+                    Err(e) => format!("error {e}"),
+                    Ok(r) if !r.unmatched.is_empty() => "unmatched".into(),
+                    Ok(r) if !r.failed.is_empty() => {
+                        format!("failed {}: {}", r.failed[0].reason, r.failed[0].message)
+                    }
+                    Ok(r) if !r.changes.iter().all(|c| c.verified) => "not verified".into(),
+                    Ok(r) => match pdftotext(&r.pdf, n) {
+                        None => "pdftotext failed on the output".into(),
+                        Some(after) => check(&before, &after, phrase, word),
+                    },
+                };
+                let cell = table.entry(format!("{kind}/{category}")).or_default();
+                cell.1 += 1;
+                if verdict == "ok" {
+                    cell.0 += 1;
+                } else {
+                    eprintln!("{name} {phrase:?} + {word:?}: {verdict}");
+                    let key = verdict.split(':').next().unwrap_or_default().to_string();
+                    *reasons.entry(format!("{kind}: {key}")).or_default() += 1;
+                }
             }
         }
     }
@@ -148,5 +160,9 @@ fn corpus_inline_insert_success_rate() {
     }
 }
 
-/// Just under the measured rate (see the test's output).
-const BAR_PERCENT: u32 = 0;
+/// Just under the measured rate: 102/166 (61 %) overall; " NEW" 41/83 (its letters are
+/// missing from many subsets with no installed substitute: 28 missing_glyphs), the
+/// phrase's own first word 61/83 (the rest: no room to push the line on, 12 overflow;
+/// absolutely placed rests, 3 unsupported_layout; 3 collateral_change; 4 unmatched
+/// Arabic and FreeText-only phrases).
+const BAR_PERCENT: u32 = 60;

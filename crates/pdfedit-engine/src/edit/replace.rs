@@ -411,7 +411,13 @@ pub(crate) fn plan_page(
                     [to[0] + dx, to[1] + dy, to[2] + dx, to[3] + dy],
                 );
                 extra_edits.extend(c.edits);
-                moved = Some((c.moved_box, c.shift));
+                // The moved ink of an insert's rest of line is checked against the render
+                // before, moved (invisible OCR text moves no ink; a delete's close-up keeps
+                // the check it had: its area).
+                let ink = c.moving.iter().any(|&g| glyphs[g].render_mode != 3);
+                if inline && ink {
+                    moved = Some((c.moved_box, c.shift));
+                }
             }
         }
         if drawn_w > 0.0 {
