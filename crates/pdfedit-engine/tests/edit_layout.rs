@@ -24,30 +24,12 @@ fn request(op: EditOp, find: &str, replace: &str) -> EditRequest {
     }
 }
 
-/// `(text, xMin, yMin)` of every word in pdftotext's `-bbox` output.
-fn words(pdf: &[u8]) -> Option<Vec<(String, f64, f64)>> {
-    let html = common::pdftotext(pdf, &["-bbox", "-f", "1", "-l", "1"])?;
-    let attr = |line: &str, key: &str| -> Option<f64> {
-        let start = line.find(&format!("{key}=\""))? + key.len() + 2;
-        line[start..].split('"').next()?.parse().ok()
-    };
-    Some(
-        html.lines()
-            .filter(|l| l.trim_start().starts_with("<word"))
-            .filter_map(|l| {
-                let text = l.split('>').nth(1)?.split('<').next()?.to_string();
-                Some((text, attr(l, "xMin")?, attr(l, "yMin")?))
-            })
-            .collect(),
-    )
-}
-
 #[test]
 fn delete_closes_the_line_up() {
     let Some(pdf) = common::load("font-type1-pdflatex-4p.pdf") else {
         return;
     };
-    let Some(before) = words(&pdf) else {
+    let Some(before) = common::pdftotext_words(&pdf) else {
         eprintln!("SKIP: pdftotext not available");
         return;
     };
@@ -66,7 +48,7 @@ fn delete_closes_the_line_up() {
     let r = edit(&pdf, &request(EditOp::Delete, "Huardest gefburn", "")).expect("edit runs");
     assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
     assert!(r.changes[0].verified);
-    let after = words(&r.pdf).expect("pdftotext");
+    let after = common::pdftotext_words(&r.pdf).expect("pdftotext");
     let new_x = kjift_x(&after).expect("next word still on the line");
     // The phrase was about 85 pt wide; the next word moved back by that much.
     assert!(
@@ -190,7 +172,7 @@ fn delete_closes_up_a_line_placed_by_relative_moves() {
     let Some(pdf) = common::load("font-tt-subset-word2016-4p.pdf") else {
         return;
     };
-    let Some(before) = words(&pdf) else {
+    let Some(before) = common::pdftotext_words(&pdf) else {
         eprintln!("SKIP: pdftotext not available");
         return;
     };
@@ -203,7 +185,7 @@ fn delete_closes_up_a_line_placed_by_relative_moves() {
     let r = edit(&pdf, &request(EditOp::Delete, find, "")).expect("edit runs");
     assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
     assert!(r.changes[0].verified);
-    let after = words(&r.pdf).expect("pdftotext");
+    let after = common::pdftotext_words(&r.pdf).expect("pdftotext");
     let its = after
         .iter()
         .find(|w| w.0 == "Its" && (w.2 - start.2).abs() < 1.0)

@@ -10,6 +10,10 @@ use pdfedit_engine::Span;
 
 const INVOICE: &str = "doc-invoice-itextsharp-demo.pdf";
 const TRIVIAL: &str = "font-tt-subset-libreoffice-trivial.pdf";
+/// Word 2016: a line is a `TJ` per run, runs placed by relative `Td` moves.
+const WORD: &str = "font-tt-subset-word2016-4p.pdf";
+/// pdflatex: one justified `TJ` per line.
+const LATEX: &str = "font-type1-pdflatex-4p.pdf";
 
 fn load(name: &str) -> Option<Vec<u8>> {
     if !common::init_pdfium() {
@@ -184,4 +188,111 @@ fn an_anchor_that_is_not_there_is_unmatched() {
     );
     assert_eq!(r.unmatched.len(), 1);
     assert!(r.changes.is_empty());
+}
+
+fn after(phrase: &str) -> At {
+    At::After {
+        phrase: phrase.into(),
+        newline: false,
+        page: Some(1),
+    }
+}
+
+/// The word `word` on the line at `y` (pdftotext's yMin), as `(x, y)`.
+fn word_at(words: &[(String, f64, f64)], word: &str, y: f64) -> Option<(f64, f64)> {
+    words
+        .iter()
+        .find(|w| w.0 == word && (w.2 - y).abs() < 2.0)
+        .map(|w| (w.1, w.2))
+}
+
+/// Inserts `text` after `anchor` in the middle of a line of `pdf` and checks the result:
+/// applied and verified, the line reads anchor, text, rest in order, the inserted glyphs
+/// share the anchor's span (font, size, baseline), the rest of the line (its word
+/// `rest_word`) moved right by about the new text's width, and the next line (`next_word`)
+/// stayed.
+fn check_mid_line(pdf: &[u8], anchor: &str, text: &str, rest: &str, next_word: &str) {
+    let rest_word = rest.split(' ').next_back().expect("rest");
+    let Some(before) = common::pdftotext_words(pdf) else {
+        return;
+    };
+    let first_anchor_word = anchor.split(' ').next().expect("anchor");
+    let y = before
+        .iter()
+        .find(|w| w.0 == first_anchor_word)
+        .expect("anchor on page 1")
+        .2;
+    let (old_x, _) = word_at(&before, rest_word, y).expect("rest on the line");
+    let next_y = before
+        .iter()
+        .find(|w| w.0 == next_word && w.2 > y + 1.0)
+        .expect("next line")
+        .2;
+    let r = insert(pdf, text, after(anchor));
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    assert_eq!(r.changes.len(), 1);
+    assert!(r.changes[0].verified);
+    let read = collapse(&pdftotext(&r.pdf, "mid"));
+    let line = format!("{anchor} {text} {rest}");
+    assert!(read.contains(&line), "{line:?} not in {read}");
+    let words = common::pdftotext_words(&r.pdf).expect("pdftotext");
+    let (new_x, _) = word_at(&words, rest_word, y).expect("rest still on the line");
+    let (ins_x, _) = word_at(&words, text, y).expect("inserted word on the line");
+    let (anchor_end_x, _) = word_at(&before, anchor.split(' ').next_back().unwrap(), y).unwrap();
+    assert!(ins_x > anchor_end_x, "the new word comes after the anchor");
+    // The new word and a space: at least its letters' width, at most a few ems.
+    let pushed = new_x - old_x;
+    assert!(
+        pushed > 2.0 * text.len() as f64 && pushed < 12.0 * text.len() as f64,
+        "the rest moved by {pushed} pt"
+    );
+    let (nx, _) = word_at(&words, next_word, next_y).expect("the next line stays");
+    let (old_nx, _) = word_at(&before, next_word, next_y).expect("next line");
+    assert!(
+        (nx - old_nx).abs() < 0.1,
+        "the next line moved: {old_nx} → {nx}"
+    );
+    // The inserted glyphs are in the anchor's span: same font, size and baseline.
+    let old = spans(pdf);
+    let new = spans(&r.pdf);
+    let old_span = span_with(&old, anchor);
+    let new_span = span_with(&new, &format!("{anchor} {text}"));
+    assert_eq!(new_span.font, old_span.font);
+    assert!((new_span.size - old_span.size).abs() < 0.01);
+    assert!((new_span.bbox[3] - old_span.bbox[3]).abs() < 0.5);
+}
+
+#[test]
+fn mid_line_in_one_tj_pushes_the_rest_of_the_line_on() {
+    let Some(pdf) = load(WORD) else { return };
+    check_mid_line(&pdf, "has the", "now", "following consequences:", "The");
+}
+
+#[test]
+fn mid_line_in_word_td_runs_pushes_the_rest_and_restores_the_line_matrix() {
+    // "In general, the alpha channel should be avoided to benefit from significant |Td|
+    // memory savings.": the run after the `Td` moves too, and the next line stays.
+    let Some(pdf) = load(WORD) else { return };
+    check_mid_line(
+        &pdf,
+        "In general,",
+        "now",
+        "the alpha channel should be avoided to benefit from significant memory savings.",
+        "The",
+    );
+}
+
+#[test]
+fn mid_line_without_room_for_the_rest_is_refused_with_overflow() {
+    // A justified line: pushing its end well past the margin is refused, nothing changes.
+    let Some(pdf) = load(LATEX) else { return };
+    let r = insert(
+        &pdf,
+        "informationinformationinformation",
+        after("Hello, here is"),
+    );
+    assert!(r.changes.is_empty());
+    assert_eq!(r.failed.len(), 1, "{:?}", r.failed);
+    assert_eq!(r.failed[0].reason, "overflow", "{:?}", r.failed);
+    assert_eq!(r.pdf, pdf);
 }

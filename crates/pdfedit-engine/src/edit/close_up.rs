@@ -9,6 +9,9 @@
 //! A line that crosses a wide gap (a table's next column, a tab stop), is placed by an
 //! absolute `Tm`, or shares its ops with other lines keeps its place and the hole stays
 //! (the extracted text is tidy either way).
+//!
+//! An inline insert is the mirror image: the same planning with a forward shift pushes
+//! the rest of the line on by the new text's width ([`Shift::Forward`]).
 
 use pdf_content::write::write_number;
 use pdf_content::{Glyph, OpKind, StreamId};
@@ -22,7 +25,28 @@ use super::text::{union, writing_dir};
 /// A gap wider than this (in ems of the glyph's size) separates columns, not words.
 const MAX_WORD_GAP_EM: f64 = 1.5;
 
-/// How the rest of a line closes up after a delete.
+/// How far the rest of a line moves.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Shift {
+    /// Back to where the removed text began (a delete).
+    CloseUp,
+    /// Forward by this user-space length along the writing direction (an inline insert).
+    Forward(f64),
+}
+
+/// Why the rest of a line cannot move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stay {
+    /// Nothing visible follows on the line (or there is nothing to move).
+    NoRest,
+    /// A gap wider than a word gap (a column, a tab stop) follows.
+    Gap,
+    /// The rest is placed absolutely, in another stream, or shares its ops with other
+    /// lines.
+    Placed,
+}
+
+/// How the rest of a line moves (closes up after a delete, or is pushed on by an insert).
 pub(crate) struct CloseUp {
     /// The `TJ` number to add after glyph `after_glyph` (the last removed one).
     pub kern: f64,
@@ -34,6 +58,10 @@ pub(crate) struct CloseUp {
     /// Further byte edits of the stream (relative placement): the first move of the rest
     /// of the line shortened, and a move back after the line.
     pub edits: Vec<ByteEdit>,
+    /// The glyphs that move (content order).
+    pub moving: Vec<usize>,
+    /// Where they move, in user space.
+    pub shift: [f64; 2],
 }
 
 /// The part of a content stream that draws the rest of a line by relative moves.
@@ -47,6 +75,17 @@ struct Region {
 /// The close-up for deleting `removed` (glyph indices in content order: the match and the
 /// space tidied with it), or `None` when the rest of the line stays where it is.
 pub(crate) fn plan(model: &PageModel, m: &Match, removed: &[usize]) -> Option<CloseUp> {
+    plan_shift(model, m, removed, Shift::CloseUp).ok()
+}
+
+/// The move of the rest of the line after `removed` (glyph indices in content order: the
+/// match, and for a delete the space tidied with it) by `shift`, or why it stays.
+pub(crate) fn plan_shift(
+    model: &PageModel,
+    m: &Match,
+    removed: &[usize],
+    shift: Shift,
+) -> Result<CloseUp, Stay> {
     let glyphs = &model.glyphs.glyphs;
     let line = &model.lines[m.line];
     let mut rest: Vec<usize> = Vec::new();
@@ -55,13 +94,24 @@ pub(crate) fn plan(model: &PageModel, m: &Match, removed: &[usize]) -> Option<Cl
             rest.push(g);
         }
     }
-    let &next = rest.first()?;
-    let &last = removed.iter().max()?;
-    let &first = removed.iter().min()?;
+    let visible = |g: &usize| {
+        glyphs[*g]
+            .unicode
+            .as_deref()
+            .is_some_and(|u| !u.trim().is_empty())
+    };
+    if !rest.iter().any(visible) {
+        return Err(Stay::NoRest);
+    }
+    let (Some(&next), Some(&last), Some(&first)) =
+        (rest.first(), removed.iter().max(), removed.iter().min())
+    else {
+        return Err(Stay::NoRest);
+    };
     let lg = &glyphs[last];
     // Every glyph the pen draws after the last removed one until the text position is set
     // again moves; they must be exactly the rest of this line.
-    let ops = &model.glyphs.stream(lg.stream)?.ops;
+    let ops = &model.glyphs.stream(lg.stream).ok_or(Stay::Placed)?.ops;
     let mut flow_end = lg.op_index + 1;
     while let Some(op) = ops.get(flow_end) {
         if breaks_flow(&op.kind) {
@@ -78,18 +128,12 @@ pub(crate) fn plan(model: &PageModel, m: &Match, removed: &[usize]) -> Option<Cl
         }
         moving.push(i);
     }
-    let visible = |g: &usize| {
-        glyphs[*g]
-            .unicode
-            .as_deref()
-            .is_some_and(|u| !u.trim().is_empty())
-    };
     if moving
         .iter()
         .filter(|g| visible(g))
         .any(|g| !rest.contains(g))
     {
-        return None;
+        return Err(Stay::Placed);
     }
     // Not one flow: the rest may still be placed by relative moves only.
     let mut relative = None;
@@ -99,9 +143,9 @@ pub(crate) fn plan(model: &PageModel, m: &Match, removed: &[usize]) -> Option<Cl
         .any(|g| !moving.contains(g))
     {
         if lg.vertical {
-            return None;
+            return Err(Stay::Placed);
         }
-        let region = relative_region(model, &rest, last, visible)?;
+        let region = relative_region(model, &rest, last, visible).ok_or(Stay::Placed)?;
         moving = (last + 1..=region.end_glyph).collect();
         relative = Some(region);
     }
@@ -120,27 +164,39 @@ pub(crate) fn plan(model: &PageModel, m: &Match, removed: &[usize]) -> Option<Cl
     for &g in &moving {
         let gl = &glyphs[g];
         if along(gl) - end_of(&prev) > MAX_WORD_GAP_EM * em(gl) {
-            return None;
+            return Err(Stay::Gap);
         }
         prev = gl.clone();
     }
-    let text = &line.text;
-    let before = text[..m.start].chars().next_back();
-    let after = text[m.end..].chars().next();
-    // "word phrase, more": the comma closes up to the word before, not to the gap.
-    let target = if before == Some(' ') && after.is_some_and(|c| c.is_ascii_punctuation()) {
-        let prev_kept = line.byte_glyph[..m.start]
-            .iter()
-            .flatten()
-            .rev()
-            .find(|g| !removed.contains(g) && visible(g))?;
-        end_of(&glyphs[*prev_kept])
-    } else {
-        along(&glyphs[first])
+    // How far the rest moves back (negative: forward).
+    let d = match shift {
+        Shift::Forward(by) => -by,
+        Shift::CloseUp => {
+            let text = &line.text;
+            let before = text[..m.start].chars().next_back();
+            let after = text[m.end..].chars().next();
+            // "word phrase, more": the comma closes up to the word before, not to the gap.
+            let target = if before == Some(' ') && after.is_some_and(|c| c.is_ascii_punctuation()) {
+                let prev_kept = line.byte_glyph[..m.start]
+                    .iter()
+                    .flatten()
+                    .rev()
+                    .find(|g| !removed.contains(g) && visible(g))
+                    .ok_or(Stay::NoRest)?;
+                end_of(&glyphs[*prev_kept])
+            } else {
+                along(&glyphs[first])
+            };
+            along(&glyphs[next]) - target
+        }
     };
-    let d = along(&glyphs[next]) - target;
-    if d <= 1e-3 * em(lg) {
-        return None;
+    let tiny = 1e-3 * em(lg);
+    let too_small = match shift {
+        Shift::CloseUp => d <= tiny,
+        Shift::Forward(_) => d.abs() <= tiny,
+    };
+    if too_small {
+        return Err(Stay::NoRest);
     }
     let axis = if lg.vertical {
         [lg.trm[2], lg.trm[3]]
@@ -154,16 +210,18 @@ pub(crate) fn plan(model: &PageModel, m: &Match, removed: &[usize]) -> Option<Cl
         .reduce(union)
         .unwrap_or(lg.bbox);
     let edits = match relative {
-        Some(region) => relative_edits(model, lg.stream, &region, d)?,
+        Some(region) => relative_edits(model, lg.stream, &region, d).ok_or(Stay::Placed)?,
         None => Vec::new(),
     };
-    Some(CloseUp {
+    Ok(CloseUp {
         // A positive number moves the pen back along the writing direction by
         // value/1000 of the rendering matrix's axis.
         kern: d * 1000.0 / unit,
         after_glyph: last,
         moved_box,
         edits,
+        moving,
+        shift: [-d * dir[0], -d * dir[1]],
     })
 }
 

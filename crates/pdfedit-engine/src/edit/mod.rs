@@ -245,6 +245,19 @@ fn refuse_all(bytes: &[u8], request: &EditRequest, reason: &'static str) -> Edit
     }
 }
 
+/// The moved glyphs of planned changes as display boxes and moves (top-left points).
+fn moved_display(geom: &PageGeom, changes: &[replace::Planned]) -> Vec<([f64; 4], [f64; 2])> {
+    changes
+        .iter()
+        .filter_map(|c| c.moved)
+        .map(|(b, [dx, dy])| {
+            let from = geom.display_box(b);
+            let to = geom.display_box([b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy]);
+            (from, [to[0] - from[0], to[1] - from[1]])
+        })
+        .collect()
+}
+
 pub(crate) fn save(doc: &Document) -> Result<Vec<u8>, Error> {
     let mut out = Vec::new();
     let mut doc = doc.clone();
@@ -449,6 +462,7 @@ impl Run {
         let mut changes = Vec::new();
         let mut warnings = Vec::new();
         let mut collateral = 0;
+        let mut misdrawn = 0;
         let mut after_renders = Vec::new();
         for (page, geom, plan) in &planned {
             let t = &mut self.result.timings;
@@ -484,6 +498,10 @@ impl Run {
                 .collect();
             let report = timed(&mut t.diff_ms, || verify::compare(&before, &after, &areas))?;
             collateral += report.changed_pixels_outside;
+            let moved = moved_display(geom, &plan.changes);
+            misdrawn += timed(&mut t.diff_ms, || {
+                verify::moved_mismatch(&before, &after, &moved)
+            });
             for (c, area) in plan.changes.iter().zip(&areas) {
                 if let Some(w) = c.warning {
                     warnings.push(w.to_string());
@@ -510,16 +528,17 @@ impl Run {
             }
             after_renders.push((*page, before, after));
         }
-        if collateral > 0 {
+        if collateral > 0 || misdrawn > 0 {
             self.rollback(snapshot);
             for (page, before, _) in after_renders {
                 self.renders.insert(page, before);
             }
-            self.fail(
-                edit,
-                "collateral_change",
-                format!("{collateral} pixels changed outside the edited text; rolled back"),
-            );
+            let message = if collateral > 0 {
+                format!("{collateral} pixels changed outside the edited text; rolled back")
+            } else {
+                format!("{misdrawn} pixels of the moved rest of the line differ; rolled back")
+            };
+            self.fail(edit, "collateral_change", message);
             return Ok(());
         }
         for (page, _, after) in after_renders {

@@ -12,13 +12,15 @@ use super::choose::{
     choose_font, embed_resolved, encode_in_phrase_fonts, encode_segments, prefer_shown_codes,
     space_width, Chosen, Seg,
 };
-use super::close_up;
+use super::close_up::{self, Shift, Stay};
 
 use super::find::{Match, PageModel};
-use super::fit::{decide, spacing_at, text_width, Run};
+use super::fit::{decide, spacing_at, text_width, Fitted, Run};
 use super::fonts::{strip_subset, DocFonts};
 use super::rewrite::{rewrite_ops_with, Action, Insert, InsertItem};
-use super::room::{ascent_descent, collision, ink_margin, pad, room_after, tidy_space};
+use super::room::{
+    ascent_descent, collision, ink_margin, pad, room_after, room_for_shift, tidy_space,
+};
 use super::style;
 use super::text::union;
 use super::types::{Edit, EditOp, FontPolicy, Style};
@@ -45,6 +47,9 @@ pub(crate) struct Planned {
     pub area_user: [f64; 4],
     /// A warning such as `approx_font_used`.
     pub warning: Option<&'static str>,
+    /// Glyphs the change moves along their line (a delete's close-up, the rest of the line
+    /// an inline insert pushes on): their box before the move and the move, user space.
+    pub moved: Option<([f64; 4], [f64; 2])>,
 }
 
 /// New bytes for the page's streams and what each match became.
@@ -60,7 +65,9 @@ pub(crate) struct PagePlan {
     pub blank_user: Vec<[f64; 4]>,
 }
 
-/// Plans every match of one edit on one page.
+/// Plans every match of one edit on one page. `keep_prefix` is non-zero for an inline
+/// insert only: that many bytes of the replacement (the anchor) keep the line's style, and
+/// the rest of the line is pushed on by the new text instead of being fitted.
 pub(crate) fn plan_page(
     doc: &mut Document,
     fonts: &mut DocFonts,
@@ -71,6 +78,7 @@ pub(crate) fn plan_page(
     keep_prefix: usize,
 ) -> Result<PagePlan, Refusal> {
     let glyphs = &model.glyphs.glyphs;
+    let inline = keep_prefix > 0;
     let mut actions: HashMap<usize, Action> = HashMap::new();
     let mut changes = Vec::new();
     let mut actual = ActualTexts::default();
@@ -253,8 +261,17 @@ pub(crate) fn plan_page(
         let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
         // A size asked for is kept: fitting may condense but not shrink it.
         let can_shrink = edit.style.size.is_none();
-        let run = if vertical { Run::Column } else { Run::Line };
-        let fitted = decide(edit.fit, new_w, old_w, room, width_at, can_shrink, run);
+        let fitted = if inline {
+            // The anchor and its new text keep their size; the rest of the line moves on.
+            Ok(Fitted {
+                condense: 1.0,
+                shrink: 1.0,
+                keep_place: true,
+            })
+        } else {
+            let run = if vertical { Run::Column } else { Run::Line };
+            decide(edit.fit, new_w, old_w, room, width_at, can_shrink, run)
+        };
         let fitted = fitted.map_err(|msg| {
             let reason = if msg.starts_with("reflow") {
                 REFLOW_NEEDED
@@ -376,12 +393,31 @@ pub(crate) fn plan_page(
             let old_ink = transform_rect(&first.trm, [0.0, desc, old_w / unit, asc]);
             old_box = union(old_box, old_ink);
         }
-        if edit.op == EditOp::Delete {
-            if let Some(c) = close_up::plan(model, m, &members) {
-                if let Some(a) = actions.get_mut(&c.after_glyph) {
-                    a.remove_kern = Some(a.remove_kern.unwrap_or(0.0) + c.kern);
-                    old_box = union(old_box, c.moved_box);
-                    extra_edits.extend(c.edits);
+        let mut moved = None;
+        let shift = if edit.op == EditOp::Delete {
+            close_up::plan(model, m, &members)
+        } else if inline {
+            let pushed = push_on(model, m, &members, drawn_w / unit, room / unit)?;
+            pushed.inspect(|c| edited.extend(c.moving.iter().copied()))
+        } else {
+            None
+        };
+        if let Some(c) = shift {
+            if let Some(a) = actions.get_mut(&c.after_glyph) {
+                a.remove_kern = Some(a.remove_kern.unwrap_or(0.0) + c.kern);
+                let to = c.moved_box;
+                let [dx, dy] = c.shift;
+                old_box = union(
+                    union(old_box, to),
+                    [to[0] + dx, to[1] + dy, to[2] + dx, to[3] + dy],
+                );
+                extra_edits.extend(c.edits);
+                // The moved ink of an insert's rest of line is checked against the render
+                // before, moved (invisible OCR text moves no ink; a delete's close-up keeps
+                // the check it had: its area).
+                let ink = c.moving.iter().any(|&g| glyphs[g].render_mode != 3);
+                if inline && ink {
+                    moved = Some((c.moved_box, c.shift));
                 }
             }
         }
@@ -395,6 +431,7 @@ pub(crate) fn plan_page(
             font_source: chosen.source,
             font_used: chosen.name,
             warning: chosen.warning,
+            moved,
             area_user: pad(
                 if drawn_w > 0.0 {
                     union(old_box, new_box)
@@ -419,6 +456,81 @@ pub(crate) fn plan_page(
         append: None,
         blank_user: Vec::new(),
     })
+}
+
+/// For an inline insert whose anchor and new text are `new_len` long (in units of the
+/// anchor's rendering matrix axis, i.e. its drawn width / (size · Tz)), with `room` (same
+/// units) before the next text on the line: the move that pushes the rest of the line on,
+/// `None` when the rest keeps its place (nothing follows, or the new text fits the gap
+/// before it), or a refusal when the rest cannot move or has no room to.
+fn push_on(
+    model: &PageModel,
+    m: &Match,
+    members: &[usize],
+    new_len: f64,
+    room: f64,
+) -> Result<Option<close_up::CloseUp>, Refusal> {
+    let glyphs = &model.glyphs.glyphs;
+    let (Some(&first), Some(&last)) = (members.first(), members.iter().max()) else {
+        return Ok(None);
+    };
+    let (f, l) = (&glyphs[first], &glyphs[last]);
+    let dir = super::text::writing_dir(f);
+    let along =
+        |g: &pdf_content::Glyph| (g.trm[4] - f.trm[4]) * dir[0] + (g.trm[5] - f.trm[5]) * dir[1];
+    // The anchor's old end (its last glyph's origin plus its advance) and its new end,
+    // in user space from the anchor's origin.
+    let old_end = along(l) + l.advance.abs() * axis_len(l) / advance_unit(model, l);
+    let new_end = new_len * axis_len(f);
+    let by = new_end - old_end;
+    let fits = new_len <= room * 1.0005 + 1e-6;
+    match close_up::plan_shift(model, m, members, Shift::Forward(by)) {
+        Ok(c) => {
+            let free = room_for_shift(model, m.line, &c.moving);
+            if by > free + 0.05 * axis_len(f) {
+                return Err((
+                    "overflow",
+                    format!(
+                        "the rest of the line would run into other text or past the margin \
+                         (it needs {by:.1} pt, {:.1} pt free)",
+                        free.max(0.0)
+                    ),
+                ));
+            }
+            Ok(Some(c))
+        }
+        Err(_) if fits => Ok(None),
+        Err(Stay::NoRest) => Err(("overflow", "the new text runs past the margin".into())),
+        Err(Stay::Gap) => Err((
+            "overflow",
+            "the new text does not fit before the next column or tab stop on the line".into(),
+        )),
+        Err(Stay::Placed) => Err((
+            "unsupported_layout",
+            "the rest of the line is placed on its own and cannot be moved to make room".into(),
+        )),
+    }
+}
+
+/// Length of a glyph's rendering matrix axis along its writing direction (user space per
+/// unit of text space divided by the size).
+fn axis_len(g: &pdf_content::Glyph) -> f64 {
+    if g.vertical {
+        g.trm[2].hypot(g.trm[3])
+    } else {
+        g.trm[0].hypot(g.trm[1])
+    }
+}
+
+/// What a glyph's advance (text space) is divided by to count in units of its axis:
+/// size · Tz (size alone down a column).
+fn advance_unit(model: &PageModel, g: &pdf_content::Glyph) -> f64 {
+    let th = if g.vertical {
+        1.0
+    } else {
+        spacing_at(model, g.stream, g.op_index).scale
+    };
+    (g.font_size.abs() * th).max(1e-9)
 }
 
 /// New text written in the phrase's own font (or its own fonts, with switches).

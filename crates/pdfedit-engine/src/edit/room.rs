@@ -104,26 +104,7 @@ pub(crate) fn room_after(
         // as the side where lines start leaves blank (not at the paper's edge: text that
         // runs off the page or touches it looks broken, and a justified line's end is
         // the column's edge, so some margin must serve).
-        None => {
-            let edge = model
-                .geom
-                .distance_to_edge(first.trm[4], first.trm[5], unit);
-            let back = [-unit[0], -unit[1]];
-            let margin = glyphs
-                .iter()
-                .filter(|g| {
-                    let d = writing_dir(g);
-                    d[0] * unit[0] + d[1] * unit[1] > 0.9
-                })
-                .map(|g| model.geom.distance_to_edge(g.trm[4], g.trm[5], back))
-                .fold(f64::INFINITY, f64::min);
-            let margin = if margin.is_finite() {
-                margin / 2.0
-            } else {
-                0.0
-            };
-            ((edge - margin) / per_unit).max(gap.1)
-        }
+        None => (margin_room(model, first, unit) / per_unit).max(gap.1),
         Some(&next) => {
             let n = &glyphs[next];
             let along = (n.trm[4] - first.trm[4]) * unit[0] + (n.trm[5] - first.trm[5]) * unit[1];
@@ -141,10 +122,99 @@ pub(crate) fn room_after(
     }
 }
 
+/// User-space distance from glyph `g`'s origin along `unit` to where a line may end when
+/// nothing follows on it: into the margin, half as far as the side where lines start
+/// leaves blank (not at the paper's edge: text that runs off the page or touches it looks
+/// broken, and a justified line's end is the column's edge, so some margin must serve).
+fn margin_room(model: &PageModel, g: &Glyph, unit: [f64; 2]) -> f64 {
+    let glyphs = &model.glyphs.glyphs;
+    let edge = model.geom.distance_to_edge(g.trm[4], g.trm[5], unit);
+    let back = [-unit[0], -unit[1]];
+    let margin = glyphs
+        .iter()
+        .filter(|o| {
+            let d = writing_dir(o);
+            d[0] * unit[0] + d[1] * unit[1] > 0.9
+        })
+        .map(|o| model.geom.distance_to_edge(o.trm[4], o.trm[5], back))
+        .fold(f64::INFINITY, f64::min);
+    let margin = if margin.is_finite() {
+        margin / 2.0
+    } else {
+        0.0
+    };
+    edge - margin
+}
+
+/// How far (user space, along the line) the `moving` glyphs of line `line` (the rest of a
+/// line an inline insert pushes on) may move before they meet other text: the next glyph
+/// on the line, a glyph sharing their band (a column set slightly lower, a footnote mark),
+/// or the margin rule of [`room_after`] when nothing follows.
+pub(crate) fn room_for_shift(model: &PageModel, line: usize, moving: &[usize]) -> f64 {
+    let glyphs = &model.glyphs.glyphs;
+    let visible = |i: usize| {
+        let g = &glyphs[i];
+        g.render_mode != 3 && g.unicode.as_deref().is_some_and(|u| !u.trim().is_empty())
+    };
+    let Some(&first) = moving.iter().find(|&&i| visible(i)) else {
+        return f64::INFINITY;
+    };
+    let f = &glyphs[first];
+    let unit = writing_dir(f);
+    let origin = [f.trm[4], f.trm[5]];
+    let along = |x: f64, y: f64| (x - origin[0]) * unit[0] + (y - origin[1]) * unit[1];
+    let ends = |b: [f64; 4]| {
+        [(b[0], b[1]), (b[0], b[3]), (b[2], b[1]), (b[2], b[3])]
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &(x, y)| {
+                let v = along(x, y);
+                (lo.min(v), hi.max(v))
+            })
+    };
+    let shown: Vec<usize> = moving.iter().copied().filter(|&i| visible(i)).collect();
+    let end = shown
+        .iter()
+        .map(|&i| ends(glyphs[i].bbox).1)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let mut room = margin_room(model, f, unit) - end;
+    // The next glyph on the line that does not move.
+    for i in model.lines[line].byte_glyph.iter().flatten().copied() {
+        if visible(i) && !moving.contains(&i) {
+            let start = along(glyphs[i].trm[4], glyphs[i].trm[5]);
+            if start > 0.0 {
+                room = room.min(start - end);
+            }
+        }
+    }
+    let band = shown
+        .iter()
+        .map(|&i| glyphs[i].bbox)
+        .reduce(super::text::union)
+        .unwrap_or(f.bbox);
+    if let Some(start) = band_ahead(model, band, &shown, line, f, unit) {
+        room = room.min(start - end);
+    }
+    room
+}
+
 /// Distance along the baseline, from the phrase's origin, to the nearest visible glyph
 /// after the phrase that shares its band across the baseline without belonging to its
 /// line: a footnote mark, a superscript, a word of the next column set slightly lower.
 fn band_limit(model: &PageModel, m: &Match, first: &Glyph, unit: [f64; 2]) -> Option<f64> {
+    band_ahead(model, m.bbox_user, &m.glyphs, m.line, first, unit)
+}
+
+/// Distance along the baseline, from `first`'s origin, to the nearest visible glyph that
+/// starts after the end of `own` (glyph indices), shares the band of `band` (user space)
+/// across the baseline and is not on line `line`.
+fn band_ahead(
+    model: &PageModel,
+    band: [f64; 4],
+    own: &[usize],
+    line: usize,
+    first: &Glyph,
+    unit: [f64; 2],
+) -> Option<f64> {
     let glyphs = &model.glyphs.glyphs;
     let normal = [-unit[1], unit[0]];
     let origin = [first.trm[4], first.trm[5]];
@@ -159,17 +229,16 @@ fn band_limit(model: &PageModel, m: &Match, first: &Glyph, unit: [f64; 2]) -> Op
         }
         (lo, hi)
     };
-    let (band_lo, band_hi) = span(m.bbox_user, normal);
-    let end = m
-        .glyphs
+    let (band_lo, band_hi) = span(band, normal);
+    let end = own
         .iter()
         .map(|&g| span(glyphs[g].bbox, unit).1)
         .fold(f64::NEG_INFINITY, f64::max);
-    let on_line = &model.lines[m.line].byte_glyph;
+    let on_line = &model.lines[line].byte_glyph;
     let mut best: Option<f64> = None;
     for (i, g) in glyphs.iter().enumerate() {
         let blank = g.unicode.as_deref().is_none_or(|u| u.trim().is_empty());
-        if blank || g.render_mode == 3 || m.glyphs.contains(&i) {
+        if blank || g.render_mode == 3 || own.contains(&i) {
             continue;
         }
         let (lo, hi) = span(g.bbox, normal);

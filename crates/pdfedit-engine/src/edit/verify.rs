@@ -128,6 +128,61 @@ fn subpixel_drift(a: &[u8], b: &[u8], x: usize, c: usize) -> bool {
     between && (va - vb).abs() <= edge / 2 + tol
 }
 
+/// Most a pixel of a moved glyph may differ, per channel, from the render before moved
+/// by the same (fractional) distance: the glyph lands at another sub-pixel phase, which
+/// re-distributes the ink of thin stems and edges over their pixels.
+const MOVED_TOLERANCE: i32 = 96;
+
+/// Pixels of glyphs a change moved along their line (a delete's close-up, the rest of a
+/// line an inline insert pushes on) that do not render as they did before, moved.
+///
+/// `moved` holds each moved box (top-left points) and its move (points). Every pixel of the
+/// moved box after must match the render before, resampled (bilinearly) at its old place:
+/// sub-pixel phase and anti-aliasing pass, a lost, added or different glyph does not. The
+/// box is taken a pixel inside its advance edges and a little inside its ascent–descent
+/// edges, where the ink of neighbouring glyphs and lines may reach.
+pub(crate) fn moved_mismatch(
+    before: &Raster,
+    after: &Raster,
+    moved: &[([f64; 4], [f64; 2])],
+) -> u64 {
+    if before.width != after.width || before.height != after.height {
+        return 0; // the page size check in `compare` counts this already
+    }
+    let s = f64::from(before.px_per_pt);
+    let (w, h) = (i64::from(before.width), i64::from(before.height));
+    let px = |r: &Raster, x: i64, y: i64, c: usize| -> f64 {
+        let (x, y) = (x.clamp(0, w - 1), y.clamp(0, h - 1));
+        f64::from(r.pixels[((y * w + x) * 3) as usize + c])
+    };
+    let mut count = 0;
+    for &(b, [mx, my]) in moved {
+        let (sx, sy) = (mx * s, my * s);
+        let height = (b[3] - b[1]) * s;
+        let x0 = ((b[0] + mx) * s).ceil() as i64 + 1;
+        let x1 = ((b[2] + mx) * s).floor() as i64 - 1;
+        let y0 = ((b[1] + my) * s + 0.1 * height).ceil() as i64;
+        let y1 = ((b[3] + my) * s - 0.05 * height).floor() as i64;
+        for y in y0.max(0)..=y1.min(h - 1) {
+            for x in x0.max(0)..=x1.min(w - 1) {
+                // Pixel centres: (x + 0.5) after came from (x + 0.5 - sx) before.
+                let (fx, fy) = (x as f64 - sx, y as f64 - sy);
+                let (ix, iy) = (fx.floor() as i64, fy.floor() as i64);
+                let (tx, ty) = (fx - ix as f64, fy - iy as f64);
+                let off = (0..3).any(|c| {
+                    let top = px(before, ix, iy, c) * (1.0 - tx) + px(before, ix + 1, iy, c) * tx;
+                    let bottom =
+                        px(before, ix, iy + 1, c) * (1.0 - tx) + px(before, ix + 1, iy + 1, c) * tx;
+                    let predicted = top * (1.0 - ty) + bottom * ty;
+                    (px(after, x, y, c) - predicted).abs() > f64::from(MOVED_TOLERANCE)
+                });
+                count += u64::from(off);
+            }
+        }
+    }
+    count
+}
+
 /// Before and after PNG crops of one change area.
 pub(crate) fn previews(before: &Raster, after: &Raster, area: [f64; 4]) -> (Vec<u8>, Vec<u8>) {
     let m = PREVIEW_MARGIN_PT;
@@ -171,6 +226,32 @@ mod tests {
         let after = raster(&[&[255, 255, 200, 10, 0, 170, 255, 255]]);
         let rep = compare(&before, &after, &[]).expect("same size");
         assert_eq!(rep.changed_pixels_outside, 0);
+    }
+
+    #[test]
+    fn moved_glyphs_must_render_as_before_moved() {
+        let before = raster(&[
+            &[255, 0, 0, 255, 255, 255, 255, 255],
+            &[255, 0, 0, 255, 255, 255, 255, 255],
+        ]);
+        let moved = raster(&[
+            &[255, 255, 255, 255, 0, 0, 255, 255],
+            &[255, 255, 255, 255, 0, 0, 255, 255],
+        ]);
+        // At 2 px per point: the box [0, 0, 2, 1] pt moved right by 1.5 pt (3 px).
+        let boxes = [([0.0, 0.0, 2.0, 1.0], [1.5, 0.0])];
+        // Half a pixel further, the stems spread over their neighbours: that passes.
+        let phase = raster(&[
+            &[255, 255, 255, 255, 128, 0, 128, 255],
+            &[255, 255, 255, 255, 128, 0, 128, 255],
+        ]);
+        let half = [([0.0, 0.0, 2.0, 1.0], [1.75, 0.0])];
+        assert_eq!(moved_mismatch(&before, &phase, &half), 0);
+        assert_eq!(moved_mismatch(&before, &moved, &boxes), 0);
+        // The glyph lost on the way, or not moved at all, counts.
+        let lost = raster(&[&[255; 8], &[255; 8]]);
+        assert!(moved_mismatch(&before, &lost, &boxes) > 0);
+        assert!(moved_mismatch(&before, &before, &boxes) > 0);
     }
 
     #[test]

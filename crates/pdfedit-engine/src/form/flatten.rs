@@ -10,8 +10,11 @@ use super::appearance::fmt;
 use super::tree::{acroform, has_value, normal_appearance, widget_pages, Field, Kind};
 use crate::edit::exports::append_page_stream;
 
-/// Annotation flag: hidden (PDF 32000 table 165).
+/// Annotation flags (PDF 32000 table 165): Hidden (bit 2) and NoView (bit 6). A widget
+/// with either is not displayed, so, as in Acrobat, flattening does not burn it in: it
+/// goes with its field and its value is left in nothing visible.
 const HIDDEN: i64 = 1 << 1;
+const NO_VIEW: i64 = 1 << 5;
 
 /// Flattens every field of `fields`; returns the names of the fields left live.
 pub(crate) fn flatten(doc: &mut Document, fields: &[Field]) -> Result<Vec<String>, String> {
@@ -78,7 +81,13 @@ fn placement(doc: &Document, widget: ObjectId) -> Placement {
     let Ok(w) = doc.get_dictionary(widget) else {
         return Placement::Missing;
     };
-    if w.get(b"F").ok().and_then(|f| f.as_i64().ok()).unwrap_or(0) & HIDDEN != 0 {
+    let flags = w
+        .get(b"F")
+        .ok()
+        .and_then(|f| doc.dereference(f).ok())
+        .and_then(|(_, f)| f.as_i64().ok())
+        .unwrap_or(0);
+    if flags & (HIDDEN | NO_VIEW) != 0 {
         return Placement::Hidden;
     }
     let stream_ref = match w

@@ -150,3 +150,22 @@ pub fn pdftotext(pdf: &[u8], args: &[&str]) -> Option<String> {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
 }
+
+/// `(text, xMin, yMin)` of every word on page 1 in `pdftotext -bbox` output, or `None`
+/// when pdftotext is not available.
+pub fn pdftotext_words(pdf: &[u8]) -> Option<Vec<(String, f64, f64)>> {
+    let html = pdftotext(pdf, &["-bbox", "-f", "1", "-l", "1"])?;
+    let attr = |line: &str, key: &str| -> Option<f64> {
+        let start = line.find(&format!("{key}=\""))? + key.len() + 2;
+        line[start..].split('"').next()?.parse().ok()
+    };
+    Some(
+        html.lines()
+            .filter(|l| l.trim_start().starts_with("<word"))
+            .filter_map(|l| {
+                let text = l.split('>').nth(1)?.split('<').next()?.to_string();
+                Some((text, attr(l, "xMin")?, attr(l, "yMin")?))
+            })
+            .collect(),
+    )
+}

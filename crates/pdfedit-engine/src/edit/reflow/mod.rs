@@ -146,6 +146,7 @@ pub(crate) fn plan_page(
                 font_used: drawn.font_used.clone(),
                 area_user: drawn.area,
                 warning: drawn.warning,
+                moved: None,
             });
         }
     }
