@@ -164,10 +164,12 @@ fn every_corpus_form_is_filled_read_back_and_flattened() {
         );
         let mut visible = 0;
         let mut texts = 0;
+        // Hidden and NoView widgets are not drawn, and not flattened (as Acrobat does).
+        let no_view = common::no_view_fields(&pdf, pw);
         let hidden: Vec<&str> = before
             .fields
             .iter()
-            .filter(|f| f.hidden)
+            .filter(|f| f.hidden || no_view.contains(&f.name))
             .map(|f| f.name.as_str())
             .collect();
         for (name, input, _) in &vals {
@@ -249,10 +251,12 @@ fn corpus_eval_forms_check_fails_only_by_design() {
             .filter(|f| f.reason == "value_not_accepted" && f.message.contains("MaxLen"))
             .filter_map(|f| f.field.clone())
             .collect();
+        // Hidden and NoView widgets are not drawn, and not flattened (as Acrobat does).
+        let no_view = common::no_view_fields(&pdf, pw);
         let hidden: Vec<&str> = before
             .fields
             .iter()
-            .filter(|f| f.hidden)
+            .filter(|f| f.hidden || no_view.contains(&f.name))
             .map(|f| f.name.as_str())
             .collect();
         let r = fill(&pdf, pw, values.clone(), false);

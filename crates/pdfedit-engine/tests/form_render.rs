@@ -94,44 +94,6 @@ fn ink(before: &Raster, after: &Raster, bbox: [f64; 4]) -> (usize, usize, usize)
     (changed, dark_before, dark_after)
 }
 
-/// Fields whose every widget has the NoView flag (32): printed, never shown on screen.
-fn no_view_fields(pdf: &[u8], password: Option<&str>) -> BTreeSet<String> {
-    let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
-    let doc = lopdf::Document::load_mem_with_options(pdf, options).expect("lopdf opens");
-    let mut shown = BTreeSet::new();
-    let mut unseen = BTreeSet::new();
-    for page_id in doc.get_pages().into_values() {
-        let Ok(annots) = doc.get_page_annotations(page_id) else {
-            continue;
-        };
-        for a in annots {
-            // The fully qualified name: the /T of the widget and its parents.
-            let mut parts = Vec::new();
-            let mut node = Some(a);
-            for _ in 0..32 {
-                let Some(d) = node else { break };
-                if let Ok(t) = d.get(b"T") {
-                    parts.push(lopdf::decode_text_string(t).unwrap_or_default());
-                }
-                node = d
-                    .get(b"Parent")
-                    .ok()
-                    .and_then(|p| p.as_reference().ok())
-                    .and_then(|id| doc.get_dictionary(id).ok());
-            }
-            parts.reverse();
-            let name = parts.join(".");
-            let flags = a.get(b"F").ok().and_then(|f| f.as_i64().ok()).unwrap_or(0);
-            if flags & 32 != 0 {
-                unseen.insert(name);
-            } else {
-                shown.insert(name);
-            }
-        }
-    }
-    unseen.difference(&shown).cloned().collect()
-}
-
 #[derive(Default, Clone, Copy)]
 struct Tally {
     ok: usize,
@@ -214,7 +176,7 @@ fn every_corpus_form_value_is_visible_without_flattening() {
             .iter()
             .filter_map(|c| Some((c.field.as_deref()?, (c.page, c.bbox))))
             .collect();
-        let no_view = no_view_fields(&pdf, pw);
+        let no_view = common::no_view_fields(&pdf, pw);
         let mut kinds: BTreeMap<&str, Tally> = BTreeMap::new();
         let mut hidden = 0;
         for (f, v, _) in &plan {

@@ -169,3 +169,42 @@ pub fn pdftotext_words(pdf: &[u8]) -> Option<Vec<(String, f64, f64)>> {
             .collect(),
     )
 }
+
+/// Fields whose widgets all carry the NoView flag (bit 6): not shown on screen, so a
+/// viewer and a flatten draw none of them. By fully qualified name.
+pub fn no_view_fields(pdf: &[u8], password: Option<&str>) -> std::collections::BTreeSet<String> {
+    let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
+    let doc = lopdf::Document::load_mem_with_options(pdf, options).expect("lopdf opens");
+    let mut shown = std::collections::BTreeSet::new();
+    let mut unseen = std::collections::BTreeSet::new();
+    for page_id in doc.get_pages().into_values() {
+        let Ok(annots) = doc.get_page_annotations(page_id) else {
+            continue;
+        };
+        for a in annots {
+            // The fully qualified name: the /T of the widget and its parents.
+            let mut parts = Vec::new();
+            let mut node = Some(a);
+            for _ in 0..32 {
+                let Some(d) = node else { break };
+                if let Ok(t) = d.get(b"T") {
+                    parts.push(lopdf::decode_text_string(t).unwrap_or_default());
+                }
+                node = d
+                    .get(b"Parent")
+                    .ok()
+                    .and_then(|p| p.as_reference().ok())
+                    .and_then(|id| doc.get_dictionary(id).ok());
+            }
+            parts.reverse();
+            let name = parts.join(".");
+            let flags = a.get(b"F").ok().and_then(|f| f.as_i64().ok()).unwrap_or(0);
+            if flags & 32 != 0 {
+                unseen.insert(name);
+            } else {
+                shown.insert(name);
+            }
+        }
+    }
+    unseen.difference(&shown).cloned().collect()
+}
