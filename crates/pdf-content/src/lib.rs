@@ -27,7 +27,7 @@ pub mod ops;
 pub mod write;
 
 pub use error::{Error, Result};
-pub use interp::marked_text::decode_text_string;
+pub use interp::marked_text::{decode_text_string, encode_text_string};
 pub use interp::matrix::Matrix;
 pub use interp::{
     interpret_page, ActualText, ContentStream, FontKey, FontObject, FontSource, Glyph, GlyphFont,

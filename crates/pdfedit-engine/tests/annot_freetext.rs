@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use lopdf::{dictionary, Document, Object, Stream};
 use pdf_render::raster::{rasterize_page, Raster};
 use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, EditResult, Fit, Occurrence, Scope};
@@ -112,19 +110,8 @@ fn engine_text(pdf: &[u8]) -> (String, String) {
 }
 
 fn qpdf_ok(pdf: &[u8]) -> bool {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    // Tests run in parallel threads of one process: one file per call.
-    let path = std::env::temp_dir().join(format!(
-        "pdfedit-annot-{}-{}.pdf",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&path, pdf).expect("write");
-    let ok = Command::new("qpdf").arg("--check").arg(&path).output();
-    let _ = std::fs::remove_file(&path);
     // Without qpdf installed the check cannot run; the other checks still do.
-    ok.map_or(true, |o| o.status.success())
+    common::run_tool("qpdf", &["--check"], pdf, &[]).is_none_or(|o| o.status.success())
 }
 
 /// Pixels that differ inside and outside `rect` (page user space, bottom-left origin).

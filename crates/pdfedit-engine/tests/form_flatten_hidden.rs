@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use lopdf::{dictionary, Document, Object, ObjectId, Stream};
 use pdf_render::raster::{rasterize_page, VERIFY_PX_PER_PT};
 use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, FieldInput, FormSpec};
@@ -101,15 +99,6 @@ fn build() -> Vec<u8> {
     out
 }
 
-fn pdftotext(pdf: &[u8]) -> Option<String> {
-    let path = std::env::temp_dir().join(format!("pdfedit-flat-hidden-{}.pdf", std::process::id()));
-    std::fs::write(&path, pdf).ok()?;
-    let out = Command::new("pdftotext").arg(&path).arg("-").output().ok();
-    let _ = std::fs::remove_file(&path);
-    out.filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-}
-
 #[test]
 fn hidden_and_noview_widgets_are_not_burnt_in() {
     if !common::init_pdfium() {
@@ -136,7 +125,7 @@ fn hidden_and_noview_widgets_are_not_burnt_in() {
     let left = pdfedit_engine::read_text(&r.pdf, None, None, false, true).expect("fields");
     assert!(left.fields.is_empty(), "{:?}", left.fields);
     // The visible one is in the page; the others nowhere, not even in the render.
-    if let Some(text) = pdftotext(&r.pdf) {
+    if let Some(text) = common::pdftotext(&r.pdf, &[]) {
         assert!(text.contains("Newvalue"), "{text}");
         assert!(
             !text.contains("Secretvalue") && !text.contains("Hiddenvalue"),

@@ -6,20 +6,10 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use pdfedit_engine::edit::{edit, At, Edit, EditOp, EditRequest, InsertSpec};
 
 const NEW: &str = "NEW";
-
-fn pdftotext(pdf: &[u8], n: usize) -> Option<String> {
-    let path = std::env::temp_dir().join(format!("pdfedit-insc-{}-{n}.pdf", std::process::id()));
-    std::fs::write(&path, pdf).ok()?;
-    let out = Command::new("pdftotext").arg(&path).arg("-").output().ok();
-    let _ = std::fs::remove_file(&path);
-    out.filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-}
 
 fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -73,7 +63,6 @@ fn corpus_inline_insert_success_rate() {
     let only = std::env::var("INSERT_CORPUS_ONLY").unwrap_or_default();
     let mut table: BTreeMap<String, (u32, u32)> = BTreeMap::new();
     let mut reasons: BTreeMap<String, u32> = BTreeMap::new();
-    let mut n = 0;
     for entry in &manifest {
         let name = entry["file"].as_str().unwrap_or_default();
         let encrypted = entry["enc"]["encrypted"].as_bool().unwrap_or(false);
@@ -85,7 +74,7 @@ fn corpus_inline_insert_success_rate() {
         let Ok(bytes) = std::fs::read(files[0].path.with_file_name(name)) else {
             continue;
         };
-        let Some(before) = pdftotext(&bytes, n) else {
+        let Some(before) = common::pdftotext(&bytes, &[]) else {
             eprintln!("SKIP: pdftotext not available");
             return;
         };
@@ -101,7 +90,6 @@ fn corpus_inline_insert_success_rate() {
             // the phrase's first word again (letters the phrase's own font holds).
             let own = phrase.split_whitespace().next().unwrap_or(phrase);
             for (kind, word) in [("NEW", NEW), ("own", own)] {
-                n += 1;
                 let request = EditRequest {
                     edits: vec![Edit {
                         op: EditOp::Insert,
@@ -124,7 +112,7 @@ fn corpus_inline_insert_success_rate() {
                         format!("failed {}: {}", r.failed[0].reason, r.failed[0].message)
                     }
                     Ok(r) if !r.changes.iter().all(|c| c.verified) => "not verified".into(),
-                    Ok(r) => match pdftotext(&r.pdf, n) {
+                    Ok(r) => match common::pdftotext(&r.pdf, &[]) {
                         None => "pdftotext failed on the output".into(),
                         Some(after) => check(&before, &after, phrase, word),
                     },

@@ -7,14 +7,6 @@ mod common;
 
 use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, EditResult, Scope};
 
-fn load(name: &str) -> Option<Vec<u8>> {
-    if !common::init_pdfium() {
-        return None;
-    }
-    let files = common::corpus()?;
-    std::fs::read(files[0].path.with_file_name(name)).ok()
-}
-
 fn redact(pdf: &[u8], find: &str) -> EditResult {
     let request = EditRequest {
         edits: vec![Edit {
@@ -78,7 +70,9 @@ fn kept_in_place(before: &[u8], r: &EditResult, page: u32, tol: f32) -> usize {
 #[test]
 fn a_redacted_column_keeps_the_next_glyphs_in_place() {
     let name = "font-cid-cff-identityv-japanese-adobe.pdf";
-    let Some(pdf) = load(name) else { return };
+    let Some(pdf) = common::load(name) else {
+        return;
+    };
     // The middle of each column: the glyphs below it must not move up or down.
     let find = "イーハトーヴォ";
     let r = redact(&pdf, find);
@@ -102,7 +96,7 @@ fn a_redacted_column_keeps_the_next_glyphs_in_place() {
 #[test]
 fn a_pdftex_line_keeps_its_rest_where_pdfium_drew_it() {
     // cmr fonts' /Widths carry decimals (e.g. 525.3): PDFium draws with whole widths.
-    let Some(pdf) = load("font-type1-pdflatex-4p.pdf") else {
+    let Some(pdf) = common::load("font-type1-pdflatex-4p.pdf") else {
         return;
     };
     let r = redact(&pdf, "Huardest gefburn");

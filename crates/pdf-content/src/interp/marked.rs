@@ -55,6 +55,19 @@ pub(crate) fn read_properties(
     }
 }
 
+/// Encodes `text` as a PDF text string (§7.9.2.2): PDFDocEncoding when it is plain ASCII
+/// and `utf16` is not asked for, else UTF-16BE with a byte order mark.
+pub fn encode_text_string(text: &str, utf16: bool) -> Vec<u8> {
+    if !utf16 && text.is_ascii() {
+        return text.as_bytes().to_vec();
+    }
+    let mut out = vec![0xFE, 0xFF];
+    for u in text.encode_utf16() {
+        out.extend_from_slice(&u.to_be_bytes());
+    }
+    out
+}
+
 /// Decodes a PDF text string (§7.9.2.2): UTF-16BE with BOM, UTF-8 with BOM (PDF 2.0),
 /// else PDFDocEncoding.
 pub fn decode_text_string(bytes: &[u8]) -> String {

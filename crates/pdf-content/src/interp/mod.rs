@@ -7,7 +7,7 @@
 mod marked;
 /// Decoding PDF text strings (used for /ActualText).
 pub mod marked_text {
-    pub use super::marked::decode_text_string;
+    pub use super::marked::{decode_text_string, encode_text_string};
 }
 pub mod matrix;
 mod resources;

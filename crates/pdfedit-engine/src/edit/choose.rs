@@ -10,7 +10,7 @@ use pdf_fonts::registry::{Kind, Registry};
 use pdf_fonts::Font;
 
 use super::find::PageModel;
-use super::fonts::{strip_subset, DocFonts};
+use super::fonts::{own_font_source, strip_subset, DocFonts};
 use super::replace::Refusal;
 use super::streams::add_font_resource;
 use super::types::FontPolicy;
@@ -91,20 +91,13 @@ pub(crate) fn choose_font(
         .get(doc, &first.font)
         .ok_or_else(|| ("missing_glyphs", "font unreadable".to_string()))?;
     let base = strip_subset(own.font.base_font()).to_string();
-    let source = |embedded: bool| {
-        if embedded {
-            "exact-embedded"
-        } else {
-            "exact-declared"
-        }
-    };
     let missing = match encode_segments(&own.font, text) {
         Ok(segs) => {
             return Ok(Chosen {
                 segs,
                 font_id: None,
                 switch_to: None,
-                source: source(own.font.is_embedded()),
+                source: own_font_source(own.font.is_embedded()),
                 name: base,
                 warning: None,
             })
@@ -149,7 +142,7 @@ pub(crate) fn choose_font(
                 segs,
                 font_id: Some(id),
                 switch_to: Some(name),
-                source: source(f.font.is_embedded()),
+                source: own_font_source(f.font.is_embedded()),
                 name: base,
                 warning: None,
             });

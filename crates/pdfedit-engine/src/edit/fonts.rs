@@ -97,6 +97,16 @@ impl FontSource for Source<'_> {
     }
 }
 
+/// `font_source` of text drawn in one of the document's own fonts: `exact-embedded` when
+/// the font program is in the file, else `exact-declared` (the viewer's substitute).
+pub(crate) fn own_font_source(embedded: bool) -> &'static str {
+    if embedded {
+        "exact-embedded"
+    } else {
+        "exact-declared"
+    }
+}
+
 /// Base font name without a subset tag (`ABCDEF+Arial` → `Arial`).
 pub(crate) fn strip_subset(name: &str) -> &str {
     match name.split_once('+') {

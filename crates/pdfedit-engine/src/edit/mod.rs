@@ -544,11 +544,8 @@ impl Run {
         for (page, _, after) in after_renders {
             self.renders.insert(page, after);
             self.models.remove(&page);
-            if !self.result.pages_touched.contains(&page) {
-                self.result.pages_touched.push(page);
-            }
+            self.result.touch_page(page);
         }
-        self.result.pages_touched.sort_unstable();
         self.current = new_bytes;
         self.result.changes.extend(changes);
         self.result.warnings.extend(warnings);

@@ -16,7 +16,7 @@ use super::close_up::{self, Shift, Stay};
 
 use super::find::{Match, PageModel};
 use super::fit::{decide, spacing_at, text_width, Fitted, Run};
-use super::fonts::{strip_subset, DocFonts};
+use super::fonts::{own_font_source, strip_subset, DocFonts};
 use super::rewrite::{rewrite_ops_with, Action, Insert, InsertItem};
 use super::room::{
     ascent_descent, collision, ink_margin, pad, room_after, room_for_shift, tidy_space,
@@ -539,11 +539,7 @@ fn in_own_font(font: &pdf_fonts::Font, segs: Vec<Seg>) -> Chosen {
         segs,
         font_id: None,
         switch_to: None,
-        source: if font.is_embedded() {
-            "exact-embedded"
-        } else {
-            "exact-declared"
-        },
+        source: own_font_source(font.is_embedded()),
         name: strip_subset(font.base_font()).to_string(),
         warning: None,
     }

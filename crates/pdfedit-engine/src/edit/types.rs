@@ -305,6 +305,15 @@ pub struct EditResult {
     pub residual: Vec<Residual>,
 }
 
+impl EditResult {
+    /// Records that `page` was changed (`pages_touched` stays sorted, each page once).
+    pub(crate) fn touch_page(&mut self, page: u32) {
+        if let Err(at) = self.pages_touched.binary_search(&page) {
+            self.pages_touched.insert(at, page);
+        }
+    }
+}
+
 /// One thing a redaction removed besides the glyphs of a change.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Removal {

@@ -11,6 +11,7 @@ use pdf_fonts::embed::{embed_font_file, EmbeddedFont};
 use pdf_fonts::registry::Kind as RegKind;
 use pdf_fonts::Font;
 
+use crate::edit::fonts::{own_font_source, strip_subset};
 use crate::edit::FontPolicy;
 
 /// Why no font could be found: (reason, message).
@@ -65,11 +66,7 @@ impl FormFonts {
                 let d = font.descriptor();
                 return Ok(Picked {
                     font_id: *id,
-                    source: if font.is_embedded() {
-                        "exact-embedded"
-                    } else {
-                        "exact-declared"
-                    },
+                    source: own_font_source(font.is_embedded()),
                     name: strip_subset(font.base_font()).to_string(),
                     warning: None,
                     ascent: nonzero(d.ascent, 718.0),
@@ -194,13 +191,5 @@ fn nonzero(v: f64, fallback: f64) -> f64 {
         v
     } else {
         fallback
-    }
-}
-
-/// Base font name without a subset tag (`ABCDEF+Arial` → `Arial`).
-fn strip_subset(name: &str) -> &str {
-    match name.split_once('+') {
-        Some((tag, rest)) if tag.len() == 6 && tag.bytes().all(|b| b.is_ascii_uppercase()) => rest,
-        _ => name,
     }
 }

@@ -245,11 +245,8 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
     }
     for (page, (_, after, _)) in renders {
         run.renders.insert(page, after);
-        if !run.result.pages_touched.contains(&page) {
-            run.result.pages_touched.push(page);
-        }
+        run.result.touch_page(page);
     }
-    run.result.pages_touched.sort_unstable();
     *run.current = output;
     run.result.failed.extend(failed);
     for w in warnings {

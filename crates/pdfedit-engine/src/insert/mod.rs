@@ -110,10 +110,7 @@ pub(crate) fn apply(
             run.result.warnings.push(w.into());
         }
     }
-    if !run.result.pages_touched.contains(&page) {
-        run.result.pages_touched.push(page);
-        run.result.pages_touched.sort_unstable();
-    }
+    run.result.touch_page(page);
     run.result.changes.push(Change {
         edit_index: edit.index,
         page,

@@ -279,11 +279,8 @@ fn verify_and_commit(
     for (page, _, after) in renders {
         run.renders.insert(page, after);
         run.models.remove(&page);
-        if !run.result.pages_touched.contains(&page) {
-            run.result.pages_touched.push(page);
-        }
+        run.result.touch_page(page);
     }
-    run.result.pages_touched.sort_unstable();
     run.current = new_bytes;
     run.result.changes.extend(changes);
     run.result.removed.extend(removals);

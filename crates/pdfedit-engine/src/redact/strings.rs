@@ -12,7 +12,7 @@ use std::io::Write;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use lopdf::{Dictionary, Document, Object, ObjectId, StringFormat};
-use pdf_content::decode_text_string;
+use pdf_content::{decode_text_string, encode_text_string};
 
 use super::appearances::{appearance_shows, appearance_streams, cut_appearance, drop_appearances};
 
@@ -134,19 +134,6 @@ fn annotation_pages(doc: &Document) -> HashMap<ObjectId, u32> {
     out
 }
 
-/// A PDF text string for `text`: PDFDocEncoding when it is plain ASCII and the original
-/// was not UTF-16, else UTF-16BE with a byte order mark.
-fn encode_text(text: &str, was_utf16: bool) -> Vec<u8> {
-    if !was_utf16 && text.is_ascii() {
-        return text.as_bytes().to_vec();
-    }
-    let mut out = vec![0xFE, 0xFF];
-    for u in text.encode_utf16() {
-        out.extend_from_slice(&u.to_be_bytes());
-    }
-    out
-}
-
 /// `text` without the ranges.
 fn cut(text: &str, ranges: &[(usize, usize)]) -> String {
     let mut out = String::with_capacity(text.len());
@@ -187,7 +174,7 @@ impl Walk<'_> {
                 });
                 if self.remove {
                     let utf16 = bytes.starts_with(&[0xFE, 0xFF]);
-                    *bytes = encode_text(&cut(&text, &ranges), utf16);
+                    *bytes = encode_text_string(&cut(&text, &ranges), utf16);
                     if utf16 {
                         *format = StringFormat::Hexadecimal;
                     }
@@ -426,7 +413,7 @@ mod tests {
         let info = doc.add_object(dictionary! { "Title" => Object::string_literal("Secret plan") });
         doc.trailer.set("Info", info);
         let item = doc.add_object(dictionary! {
-            "Title" => Object::String(encode_text("Das Secret", true), StringFormat::Hexadecimal),
+            "Title" => Object::String(encode_text_string("Das Secret", true), StringFormat::Hexadecimal),
             "Parent" => Object::Reference((99, 0)),
         });
         let annot = doc.add_object(dictionary! {

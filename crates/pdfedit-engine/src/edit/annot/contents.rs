@@ -2,21 +2,8 @@
 //! XHTML), updated to say what the edited appearance shows.
 
 use lopdf::{Document, Object, ObjectId, StringFormat};
-use pdf_content::decode_text_string;
+use pdf_content::{decode_text_string, encode_text_string};
 use regex::Regex;
-
-/// A text string in the annotation's own encoding: PDFDocEncoding (plain ASCII) unless
-/// the original was UTF-16 or the new text needs more, then UTF-16BE with a byte order mark.
-fn encode_text(text: &str, was_utf16: bool) -> Vec<u8> {
-    if !was_utf16 && text.is_ascii() {
-        return text.as_bytes().to_vec();
-    }
-    let mut out = vec![0xFE, 0xFF];
-    for u in text.encode_utf16() {
-        out.extend_from_slice(&u.to_be_bytes());
-    }
-    out
-}
 
 /// `found` as a pattern that also matches where the text breaks its lines differently
 /// (the appearance shows `a b` where /Contents holds `a\nb` or `a  b`).
@@ -114,7 +101,7 @@ pub(crate) fn update(
     let rich = match dict.get(b"RC").map(|o| doc.dereference(o)) {
         Ok(Ok((_, Object::String(s, _)))) => {
             let utf16 = s.starts_with(&[0xFE, 0xFF]);
-            substitute_rich(&decode_text_string(s), pairs).map(|t| encode_text(&t, utf16))
+            substitute_rich(&decode_text_string(s), pairs).map(|t| encode_text_string(&t, utf16))
         }
         _ => None,
     };
@@ -125,7 +112,10 @@ pub(crate) fn update(
         .map_err(|e| e.to_string())?;
     d.set(
         "Contents",
-        Object::String(encode_text(&new_contents, was_utf16), StringFormat::Literal),
+        Object::String(
+            encode_text_string(&new_contents, was_utf16),
+            StringFormat::Literal,
+        ),
     );
     match rich {
         Some(bytes) => d.set("RC", Object::String(bytes, StringFormat::Literal)),
@@ -183,8 +173,11 @@ mod tests {
 
     #[test]
     fn utf16_kept_and_chosen_when_needed() {
-        assert_eq!(encode_text("ab", false), b"ab".to_vec());
-        assert_eq!(encode_text("ab", true), vec![0xFE, 0xFF, 0, b'a', 0, b'b']);
-        assert_eq!(encode_text("é", false), vec![0xFE, 0xFF, 0, 0xE9]);
+        assert_eq!(encode_text_string("ab", false), b"ab".to_vec());
+        assert_eq!(
+            encode_text_string("ab", true),
+            vec![0xFE, 0xFF, 0, b'a', 0, b'b']
+        );
+        assert_eq!(encode_text_string("é", false), vec![0xFE, 0xFF, 0, 0xE9]);
     }
 }

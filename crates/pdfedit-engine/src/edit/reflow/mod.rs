@@ -20,7 +20,7 @@ use pdf_render::raster::Raster;
 use super::choose::{choose_font, space_width};
 use super::find::{Match, PageModel};
 use super::fit::{spacing_at, text_width};
-use super::fonts::{strip_subset, DocFonts};
+use super::fonts::{own_font_source, strip_subset, DocFonts};
 use super::replace::{PagePlan, Planned, Refusal};
 use super::rewrite::{rewrite_ops, write_pieces, Action, Piece};
 use super::room::{ascent_descent, collision, ink_margin, pad};
@@ -519,11 +519,7 @@ fn plan_paragraph(
     let (font_source, font_used, warning) = match &chosen {
         Some(c) => (c.source, c.name.clone(), c.warning),
         None => (
-            if own.font.is_embedded() {
-                "exact-embedded"
-            } else {
-                "exact-declared"
-            },
+            own_font_source(own.font.is_embedded()),
             strip_subset(own.font.base_font()).to_string(),
             None,
         ),
