@@ -2,23 +2,33 @@
 //! column, where the removed glyphs' `TJ` numbers move the pen along y, and on pdfTeX
 //! lines whose Type 1 `/Widths` carry decimals that PDFium cuts to whole units. Checked
 //! with PDFium's own character positions before and after, outside the redacted boxes.
+//! Also a column set character by character in a horizontal font (the kanpō gazette).
 
 mod common;
 
-use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, EditResult, Scope};
+use pdfedit_engine::edit::{edit, Edit, EditOp, EditOptions, EditRequest, EditResult, Scope};
 
-fn redact(pdf: &[u8], find: &str) -> EditResult {
+fn run(pdf: &[u8], op: EditOp, find: &str, replace: &str) -> EditResult {
     let request = EditRequest {
         edits: vec![Edit {
             index: 0,
-            op: EditOp::Redact,
+            op,
             find: find.into(),
+            replace: replace.into(),
             scope: Scope::default(),
             ..Edit::default()
         }],
+        options: EditOptions {
+            break_signature: true,
+            ..EditOptions::default()
+        },
         ..EditRequest::default()
     };
     edit(pdf, &request).expect("edit runs")
+}
+
+fn redact(pdf: &[u8], find: &str) -> EditResult {
+    run(pdf, EditOp::Redact, find, "")
 }
 
 /// (char, origin) of every glyph PDFium extracts on 0-based `page`.
@@ -104,4 +114,47 @@ fn a_pdftex_line_keeps_its_rest_where_pdfium_drew_it() {
     assert!(r.changes.iter().all(|c| c.verified));
     let checked = kept_in_place(&pdf, &r, 0, 0.01);
     assert!(checked > 100, "only {checked} characters left to check");
+}
+
+#[test]
+fn a_column_of_upright_characters_in_a_horizontal_font_is_redacted() {
+    // The gazette sets its vertical Japanese one Identity-H character per line (`0 -1 TD`,
+    // `T*`), in non-embedded Ryumin: the phrase reads down such a column.
+    let name = "sig-kampo-japanese-gazette-encrypted.pdf";
+    let Some(pdf) = common::load(name) else {
+        return;
+    };
+    let find = "横断歩道";
+    let r = redact(&pdf, find);
+    assert!(!r.changes.is_empty(), "{:?} {:?}", r.failed, r.unmatched);
+    assert!(r.changes.iter().all(|c| c.verified));
+    // The boxes are columns: taller than wide.
+    assert!(r
+        .changes
+        .iter()
+        .all(|c| c.bbox[3] - c.bbox[1] > 3.0 * (c.bbox[2] - c.bbox[0])));
+    // PDFium reads such columns in order (pdftotext does not).
+    let text = |pdf: &[u8]| -> String {
+        let t = pdfedit_engine::read_text(pdf, None, None, true, false).expect("text reads");
+        t.pages
+            .iter()
+            .flat_map(|p| &p.spans)
+            .map(|s| s.text.as_str())
+            .collect()
+    };
+    assert!(text(&pdf).contains(find));
+    let after = text(&r.pdf);
+    assert!(!after.contains(find));
+    assert!(after.contains("歩行者"), "the other words are still there");
+    let checked = kept_in_place(&pdf, &r, 0, 0.05);
+    assert!(checked > 100, "only {checked} characters left to check");
+    // Replacing inside such a column is refused rather than drawn across it.
+    let r = run(&pdf, EditOp::Replace, find, "横断步道");
+    assert!(r.changes.is_empty());
+    assert_eq!(
+        r.failed.first().map(|f| f.reason),
+        Some("unsupported_layout"),
+        "{:?}",
+        r.failed
+    );
 }

@@ -87,6 +87,14 @@ pub(crate) fn plan_page(
     // Byte edits besides the rewritten ops (a delete's close-up by relative moves).
     let mut extra_edits = Vec::new();
     for (mi, m) in matches.iter().enumerate() {
+        if model.lines[m.line].stacked && m.glyphs.len() > 1 {
+            return Err((
+                "unsupported_layout",
+                "the text is a column of characters set one under the other in a \
+                 horizontal font; only redaction edits such columns"
+                    .into(),
+            ));
+        }
         let mut members = m.glyphs.clone();
         if edit.op == EditOp::Delete {
             let first_stream = glyphs[members[0]].stream;

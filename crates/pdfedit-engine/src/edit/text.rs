@@ -12,6 +12,10 @@ pub(crate) struct Line {
     /// Per byte of `text`: the glyph index that drew the character there, or `None` for
     /// an inserted space.
     pub byte_glyph: Vec<Option<usize>>,
+    /// A column of upright CJK characters set one under the other in a horizontal font
+    /// (one text line each, as Distiller sets vertical Japanese in an Identity-H font):
+    /// the text reads down the column.
+    pub stacked: bool,
 }
 
 /// How a glyph's origin and direction read: position along the baseline, baseline offset.
@@ -45,6 +49,7 @@ pub(crate) fn build_lines(glyphs: &[Glyph]) -> Vec<Line> {
         size: f64,
         members: Vec<usize>,
         key: (f64, f64),
+        stacked: bool,
     }
     let mut lines: Vec<Open> = Vec::new();
     for (i, g) in glyphs.iter().enumerate() {
@@ -53,7 +58,7 @@ pub(crate) fn build_lines(glyphs: &[Glyph]) -> Vec<Line> {
         let advance_user = (g.bbox[2] - g.bbox[0])
             .abs()
             .max((g.bbox[3] - g.bbox[1]).abs());
-        let joins = lines.last().is_some_and(|l| {
+        let joins = |l: &Open, dir: [f64; 2]| {
             let same_dir = (l.dir[0] * dir[0] + l.dir[1] * dir[1]) > 0.99;
             let rel = [o[0] - l.origin[0], o[1] - l.origin[1]];
             let along = rel[0] * l.dir[0] + rel[1] * l.dir[1];
@@ -62,8 +67,27 @@ pub(crate) fn build_lines(glyphs: &[Glyph]) -> Vec<Line> {
                 && across.abs() < 0.4 * l.size.min(size)
                 && along > l.end - 0.6 * l.size
                 && along < l.end + 6.0 * l.size
-        });
-        if !joins {
+        };
+        let joined = match lines.last_mut() {
+            Some(l) if l.stacked => upright_cjk(g) && joins(l, down(dir)),
+            Some(l) if joins(l, dir) => true,
+            Some(l) => {
+                let starts_column = l.members.len() == 1
+                    && upright_cjk(&glyphs[l.members[0]])
+                    && upright_cjk(g)
+                    && stacks_under(&glyphs[l.members[0]], g);
+                if starts_column {
+                    // The one-character line becomes the column's first character.
+                    let first = &glyphs[l.members[0]];
+                    l.dir = down(frame(first).0);
+                    l.stacked = true;
+                    l.end = advance_along(first, l.dir).unwrap_or(l.size);
+                }
+                starts_column
+            }
+            None => false,
+        };
+        if !joined {
             lines.push(Open {
                 dir,
                 origin: o,
@@ -71,6 +95,7 @@ pub(crate) fn build_lines(glyphs: &[Glyph]) -> Vec<Line> {
                 size,
                 members: Vec::new(),
                 key: (-o[1], o[0]),
+                stacked: false,
             });
         }
         let Some(l) = lines.last_mut() else { continue };
@@ -87,8 +112,46 @@ pub(crate) fn build_lines(glyphs: &[Glyph]) -> Vec<Line> {
     });
     lines
         .into_iter()
-        .map(|l| text_of(glyphs, &l.members, l.dir))
+        .map(|l| Line {
+            stacked: l.stacked,
+            ..text_of(glyphs, &l.members, l.dir)
+        })
         .collect()
+}
+
+/// Down the page from a line running along `dir`: `dir` turned a quarter clockwise.
+fn down(dir: [f64; 2]) -> [f64; 2] {
+    [dir[1], -dir[0]]
+}
+
+/// One full-width CJK character (ideograph, kana, CJK punctuation, full-width form or
+/// Hangul syllable) in a horizontal font: a character that may be set in a column.
+fn upright_cjk(g: &Glyph) -> bool {
+    let mut chars = g.unicode.as_deref().unwrap_or_default().chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    !g.vertical
+        && matches!(u32::from(c),
+            0x3000..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF
+                | 0xF900..=0xFAFF | 0xFF01..=0xFF60)
+}
+
+/// `b` sits right under `a` as the next character of a column: the same horizontal
+/// position (within a fifth of the em) and one em lower (0.8 to 1.5 em: the character
+/// and a little leading), both in the same size and direction.
+fn stacks_under(a: &Glyph, b: &Glyph) -> bool {
+    let (dir, oa) = frame(a);
+    let (dir_b, ob) = frame(b);
+    let size = size_of(a);
+    if (dir[0] * dir_b[0] + dir[1] * dir_b[1]) < 0.99 || (size_of(b) - size).abs() > 0.05 * size {
+        return false;
+    }
+    let rel = [ob[0] - oa[0], ob[1] - oa[1]];
+    let across = rel[0] * dir[0] + rel[1] * dir[1];
+    let d = down(dir);
+    let step = rel[0] * d[0] + rel[1] * d[1];
+    across.abs() < 0.2 * size && (0.8 * size..=1.5 * size).contains(&step)
 }
 
 /// The glyph's advance measured along `dir` (user space), from its box.
@@ -128,7 +191,11 @@ fn text_of(glyphs: &[Glyph], members: &[usize], dir: [f64; 2]) -> Line {
         prev_space = is_space;
         prev_end = Some(pos + advance_along(g, dir).unwrap_or(0.0));
     }
-    Line { text, byte_glyph }
+    Line {
+        text,
+        byte_glyph,
+        stacked: false,
+    }
 }
 
 /// Displayed geometry of a page: visible box and rotation, for top-left API boxes.
