@@ -15,24 +15,39 @@ pub(crate) fn open_encrypted(bytes: &[u8], password: &str) -> Option<(Document, 
     {
         return Some(found);
     }
-    // Some writers (cpdf) put the encryption dictionary in the trailer itself rather than
-    // in an object, and lopdf looks for it only through a reference (and then loads no
-    // object at all). Append an update that moves it into an object of its own (the same
-    // dictionary; its strings written as hex) and load that.
-    let patched = with_indirect_encrypt(bytes)?;
+    // Two trailers lopdf cannot open, patched by an appended update that leaves every
+    // object as it is: see `with_patched_trailer`.
+    let patched = with_patched_trailer(bytes)?;
     let options = LoadOptions::with_password(password);
     let doc = Document::load_mem_with_options(&patched, options).ok()?;
     let state = doc.encryption_state.clone()?;
     Some((doc, state))
 }
 
-/// `bytes` plus an incremental update whose trailer refers to the trailer's direct
-/// `/Encrypt` dictionary as a new object; `None` when the trailer has no such dictionary.
-fn with_indirect_encrypt(bytes: &[u8]) -> Option<Vec<u8>> {
+/// `bytes` plus an incremental update whose trailer lopdf can open; `None` when the
+/// trailer needs neither change:
+/// - Some writers (cpdf) put the encryption dictionary in the trailer itself rather than
+///   in an object, and lopdf looks for it only through a reference (and then loads no
+///   object at all): the same dictionary, its strings written as hex, becomes an object.
+/// - Without a file identifier (old writers, e.g. an RC4-40 PDF 1.2 scan) the key is
+///   derived from an empty first identifier, as Acrobat, PDFium and qpdf read such files;
+///   lopdf refuses a missing `/ID`, so the trailer gets `[<> <>]`, which derives the
+///   same key and is written back with the output.
+fn with_patched_trailer(bytes: &[u8]) -> Option<Vec<u8>> {
     let probe = Document::load_mem(bytes).ok()?;
-    let Ok(Object::Dictionary(encrypt)) = probe.trailer.get(b"Encrypt") else {
-        return None;
+    let direct = match probe.trailer.get(b"Encrypt") {
+        Ok(Object::Dictionary(encrypt)) => Some(encrypt.clone()),
+        Ok(Object::Reference(_)) => None,
+        _ => return None,
     };
+    let has_id = probe
+        .trailer
+        .get(b"ID")
+        .and_then(Object::as_array)
+        .is_ok_and(|ids| ids.first().is_some_and(|id| id.as_str().is_ok()));
+    if direct.is_none() && has_id {
+        return None;
+    }
     let prev = last_startxref(bytes)?;
     let size = probe
         .trailer
@@ -40,17 +55,26 @@ fn with_indirect_encrypt(bytes: &[u8]) -> Option<Vec<u8>> {
         .and_then(Object::as_i64)
         .ok()
         .filter(|&n| n > 0 && n < 10_000_000)?;
+    let mut trailer = probe.trailer.clone();
     let mut out = bytes.to_vec();
     out.extend_from_slice(b"\n");
-    let obj_at = out.len();
-    out.extend_from_slice(format!("{size} 0 obj\n").as_bytes());
-    write_object(&mut out, &Object::Dictionary(encrypt.clone()));
-    out.extend_from_slice(b"\nendobj\n");
+    // Without a new object, the section redefines only the free list's head.
+    let mut xref = "xref\n0 1\n0000000000 65535 f \n".to_string();
+    if let Some(encrypt) = direct {
+        let obj_at = out.len();
+        out.extend_from_slice(format!("{size} 0 obj\n").as_bytes());
+        write_object(&mut out, &Object::Dictionary(encrypt));
+        out.extend_from_slice(b"\nendobj\n");
+        xref = format!("xref\n{size} 1\n{obj_at:010} 00000 n \n");
+        trailer.set("Encrypt", Object::Reference((u32::try_from(size).ok()?, 0)));
+        trailer.set("Size", size + 1);
+    }
+    if !has_id {
+        let empty = || Object::String(Vec::new(), lopdf::StringFormat::Hexadecimal);
+        trailer.set("ID", Object::Array(vec![empty(), empty()]));
+    }
     let xref_at = out.len();
-    out.extend_from_slice(format!("xref\n{size} 1\n{obj_at:010} 00000 n \ntrailer\n").as_bytes());
-    let mut trailer = probe.trailer.clone();
-    trailer.set("Encrypt", Object::Reference((u32::try_from(size).ok()?, 0)));
-    trailer.set("Size", size + 1);
+    out.extend_from_slice(format!("{xref}trailer\n").as_bytes());
     trailer.set("Prev", i64::try_from(prev).ok()?);
     write_object(&mut out, &Object::Dictionary(trailer));
     out.extend_from_slice(format!("\nstartxref\n{xref_at}\n%%EOF\n").as_bytes());
@@ -113,7 +137,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_direct_encrypt_dictionary_becomes_an_object() {
+    fn trailers_lopdf_cannot_open_get_an_update() {
         let dict = |entries: Vec<(&str, Object)>| {
             let mut d = lopdf::Dictionary::new();
             for (k, v) in entries {
@@ -139,7 +163,27 @@ mod tests {
         let mut bytes = Vec::new();
         doc.save_to(&mut bytes).expect("save");
         // No /Encrypt at all: nothing to patch.
-        assert!(with_indirect_encrypt(&bytes).is_none());
+        assert!(with_patched_trailer(&bytes).is_none());
+        // An encryption dictionary by reference but no /ID: the update adds an empty one
+        // after the file's own bytes.
+        let enc_id = doc.add_object(dict(vec![("Filter", Object::Name(b"Standard".to_vec()))]));
+        doc.trailer.set("Encrypt", enc_id);
+        let mut bytes = Vec::new();
+        doc.save_to(&mut bytes).expect("save");
+        let patched = with_patched_trailer(&bytes).expect("an /ID is added");
+        assert!(patched.starts_with(&bytes));
+        let reread = Document::load_mem(&patched).expect("the update reads");
+        let ids = reread
+            .trailer
+            .get(b"ID")
+            .and_then(Object::as_array)
+            .expect("/ID");
+        assert_eq!(ids.len(), 2);
+        assert!(ids.iter().all(|id| id.as_str().is_ok_and(<[u8]>::is_empty)));
+        assert_eq!(
+            reread.trailer.get(b"Encrypt").ok(),
+            Some(&Object::Reference(enc_id))
+        );
         let mut out = Vec::new();
         let enc = dict(vec![
             ("Filter", Object::Name(b"Standard".to_vec())),

@@ -149,6 +149,7 @@ fn raw_hits(
     edit_index: u32,
 ) -> Vec<Residual> {
     let mut out = Vec::new();
+    let roles = stream_roles(doc);
     for (&id, obj) in &doc.objects {
         let Object::Stream(s) = obj else { continue };
         if reported.contains(&id) {
@@ -170,15 +171,66 @@ fn raw_hits(
         if ranges.is_empty() {
             continue;
         }
-        let kind = String::from_utf8_lossy(name(b"Type").or(name(b"Subtype")).unwrap_or(b"data"))
-            .into_owned();
+        let role = roles.get(&id).cloned().unwrap_or_else(|| {
+            let kind = name(b"Type").or(name(b"Subtype")).unwrap_or(b"data");
+            format!("{} stream", String::from_utf8_lossy(kind))
+        });
         out.push(Residual {
             edit_index,
             kind: "stream",
             page,
-            location: format!("object {} {} ({kind} stream)", id.0, id.1),
+            location: format!("object {} {} ({role})", id.0, id.1),
             text: text[ranges[0].0..ranges[0].1].to_string(),
         });
+    }
+    out
+}
+
+/// What the streams that are not page text are for, where the document says so: font
+/// programs (a glyph name or the font's own name such as `/FontName` can hold the
+/// string) and Type 3 glyph procedures, so that a residual names what a user would look
+/// at.
+fn stream_roles(doc: &Document) -> HashMap<ObjectId, String> {
+    let mut out = HashMap::new();
+    let name_of = |d: &lopdf::Dictionary, k: &[u8]| {
+        d.get(k)
+            .and_then(Object::as_name)
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .unwrap_or_default()
+    };
+    for obj in doc.objects.values() {
+        let Ok(d) = obj.as_dict() else { continue };
+        for key in [&b"FontFile"[..], b"FontFile2", b"FontFile3"] {
+            if let Ok(id) = d.get(key).and_then(Object::as_reference) {
+                out.insert(id, format!("font program of {}", name_of(d, b"FontName")));
+            }
+        }
+        if d.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Type3") {
+            continue;
+        }
+        let Some(procs) = d
+            .get(b"CharProcs")
+            .ok()
+            .and_then(|o| doc.dereference(o).ok())
+            .and_then(|(_, o)| o.as_dict().ok())
+        else {
+            continue;
+        };
+        let font = match name_of(d, b"BaseFont") {
+            n if n.is_empty() => name_of(d, b"Name"),
+            n => n,
+        };
+        for (glyph, proc) in procs.iter() {
+            if let Ok(id) = proc.as_reference() {
+                out.insert(
+                    id,
+                    format!(
+                        "glyph procedure /{} of Type 3 font {font}",
+                        String::from_utf8_lossy(glyph)
+                    ),
+                );
+            }
+        }
     }
     out
 }
