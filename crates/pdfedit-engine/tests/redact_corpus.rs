@@ -138,7 +138,11 @@ fn judge(
             r.residual.first()
         );
     }
-    if in_raw {
+    // Left in raw bytes that are not page text (a font program's `/FontName`, digits in
+    // a content stream's numbers) and listed in `residual[]` with the object: the
+    // acceptance allows that ("unless reported as residual"). Said, and counted apart.
+    let raw_reported = in_raw && r.residual.iter().any(|x| x.kind == "stream");
+    if in_raw && !raw_reported {
         return format!(
             "still in the raw objects (residual reported: {:?})",
             r.residual.first()
@@ -160,6 +164,15 @@ fn judge(
     let lost: Vec<_> = lost.into_iter().filter(|(_, n)| *n > 0).collect();
     if !lost.is_empty() {
         return format!("neighbours lost: {:?}", &lost[..lost.len().min(4)]);
+    }
+    if raw_reported {
+        let places: Vec<&str> = r
+            .residual
+            .iter()
+            .filter(|x| x.kind == "stream")
+            .map(|x| x.location.as_str())
+            .collect();
+        return format!("ok, raw bytes reported as residual in {places:?}");
     }
     "ok".into()
 }
@@ -230,6 +243,9 @@ fn corpus_redact_success_rate() {
             };
             if verdict == "ok" {
                 cell.0 += 1;
+            } else if verdict.starts_with("ok,") {
+                cell.0 += 1;
+                eprintln!("{name} {phrase:?}: {verdict}");
             } else {
                 eprintln!("{name} {phrase:?}: {verdict}");
             }
@@ -243,20 +259,18 @@ fn corpus_redact_success_rate() {
         total += t;
     }
     eprintln!("overall    {ok}/{total}");
-    // Measured 99/116 (85 %; 97 before removal kerns followed PDFium's whole widths).
-    // The rest: words of OCR layers over scans (refused as scanned_text, as designed, 4);
-    // an RC4-40 scan whose encryption cannot be written back (2); the kanpō gazette's
-    // vertical columns, not matched (no Adobe-Japan1 Unicode for its non-embedded fonts,
-    // 3); the Identity-V sample, whose columns are redacted but one occurrence stays
-    // extractable (1); Arabic (2: pdftotext's visual order and ToUnicode entries mapping
-    // whole words to single glyphs); a Type 3 bitmap line whose rest moves in PDFium
-    // (collateral, rolled back); the CMS form's phrase drawn a second time in a place the
-    // finder misses; an XFA-hybrid phrase wrapped over lines in a widget; strings whose
-    // reported residual is a font or Type 3 glyph program (2).
+    // Measured 107/116 (92 %; 100 at the start of session 5, 97 before removal kerns
+    // followed PDFium's whole widths). Two of them leave raw bytes that are not page text
+    // (a font program's /FontName, digits of content-stream numbers), reported as
+    // residual. The rest: words of OCR layers over scans (refused as scanned_text, 4);
+    // Arabic (2: pdftotext's visual order and ToUnicode entries mapping whole words to
+    // single glyphs); a Type 3 bitmap line whose rest moves in PDFium (collateral, rolled
+    // back); the CMS form's phrase drawn a second time in a place the finder misses; an
+    // XFA-hybrid phrase wrapped over lines in a widget.
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 84,
-            "redaction success rate fell to {ok}/{total} (bar: 84 %)"
+            ok * 100 >= total * 92,
+            "redaction success rate fell to {ok}/{total} (bar: 92 %)"
         );
     }
 }
