@@ -16,6 +16,7 @@
 mod appearances;
 mod content;
 mod decoders;
+mod fax_g3;
 mod images;
 mod inline;
 mod lines;
