@@ -19,6 +19,7 @@ mod decoders;
 mod fax_g3;
 mod images;
 mod inline;
+mod jpx_pdfium;
 mod lines;
 mod pixels;
 mod residual;

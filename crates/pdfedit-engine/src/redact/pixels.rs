@@ -1,11 +1,12 @@
 //! Decoding an image's samples, zeroing a set of pixel rectangles and writing the result
-//! back as a Flate stream.
+//! back as a Flate stream (a fax image as CCITT fax).
 //!
 //! Flate-family filters (Flate with PNG/TIFF predictors, LZW, ASCII85/Hex, RunLength) are
 //! decoded by lopdf; DCT (JPEG) by `jpeg-decoder`; CCITT fax by `hayro-ccitt`, JBIG2 by
-//! `hayro-jbig2` and JPEG 2000 by `hayro-jpeg2000` (all pure Rust). Each comes back as the
-//! samples the viewer paints, so the re-encoded image is lossless: every pixel outside the
-//! rectangles keeps its exact value. An image a decoder cannot read is refused (the
+//! `hayro-jbig2` and JPEG 2000 by `hayro-jpeg2000` (all pure Rust; an RGB JPEG 2000 image's
+//! samples are then taken from PDFium). Each comes back as the samples the viewer paints,
+//! so the re-encoded image is lossless: every pixel outside the rectangles keeps its exact
+//! value. An image a decoder cannot read is refused (the
 //! redaction fails closed).
 
 use std::io::Write;
@@ -60,7 +61,7 @@ impl Samples {
 }
 
 /// A copy of image `s` with the pixels in `rects` set to zero, Flate-encoded (a fax
-/// image: CCITT Group 4).
+/// image: Group 3 1-D rows spliced into the original data, else CCITT Group 4).
 pub(crate) fn mask_stream(
     doc: &Document,
     s: &Stream,
