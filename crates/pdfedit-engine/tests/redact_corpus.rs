@@ -2,7 +2,8 @@
 //! each manifest phrase, `pdftotext` and a raw search of `qpdf --qdf` output (streams
 //! decoded) must not hold it unless the engine listed a residual place; no other word of
 //! the document may be lost; every change is verified. Words that exist only in a page
-//! image (the manifest's OCR phrases) must be refused as `scanned_text`. Prints the
+//! image (the manifest's OCR phrases, no text layer) must be refused as `scanned_text`;
+//! words of an OCR text layer over a scan are redacted like any other. Prints the
 //! success rate per category. Run one file with REDACT_CORPUS_ONLY=part-of-name.
 
 mod common;
@@ -243,20 +244,19 @@ fn corpus_redact_success_rate() {
         total += t;
     }
     eprintln!("overall    {ok}/{total}");
-    // Measured 99/116 (85 %; 97 before removal kerns followed PDFium's whole widths).
-    // The rest: words of OCR layers over scans (refused as scanned_text, as designed, 4);
-    // an RC4-40 scan whose encryption cannot be written back (2); the kanpō gazette's
-    // vertical columns, not matched (no Adobe-Japan1 Unicode for its non-embedded fonts,
-    // 3); the Identity-V sample, whose columns are redacted but one occurrence stays
-    // extractable (1); Arabic (2: pdftotext's visual order and ToUnicode entries mapping
-    // whole words to single glyphs); a Type 3 bitmap line whose rest moves in PDFium
-    // (collateral, rolled back); the CMS form's phrase drawn a second time in a place the
-    // finder misses; an XFA-hybrid phrase wrapped over lines in a widget; strings whose
-    // reported residual is a font or Type 3 glyph program (2).
+    // Measured 104/116 (89.7 %; 100 before words of OCR layers over scans were redacted
+    // with the image pixels under them, 4, instead of refused).
+    // The rest: an RC4-40 scan whose encryption cannot be written back (2); the kanpō
+    // gazette's vertical columns, not matched (no Adobe-Japan1 Unicode for its
+    // non-embedded fonts, 3); Arabic (2: pdftotext's visual order and ToUnicode entries
+    // mapping whole words to single glyphs); a Type 3 bitmap line whose rest moves in
+    // PDFium (collateral, rolled back); the CMS form's phrase drawn a second time in a
+    // place the finder misses; an XFA-hybrid phrase wrapped over lines in a widget;
+    // strings whose reported residual is a font or Type 3 glyph program (2).
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 84,
-            "redaction success rate fell to {ok}/{total} (bar: 84 %)"
+            ok * 100 >= total * 89,
+            "redaction success rate fell to {ok}/{total} (bar: 89 %)"
         );
     }
 }
