@@ -5,6 +5,8 @@ import { HAVE_CORPUS } from '../helpers/env.js';
 
 const TRIVIAL = 'font-tt-subset-libreoffice-trivial.pdf';
 const OCR_SCAN = 'scan-ocr-layer-brother-de.pdf';
+/** A scan without a text layer: its words are only pixels. */
+const BARE_SCAN = 'scan-jbig2-xerox-rot270.pdf';
 
 function words(text: string): Map<string, number> {
   const out = new Map<string, number>();
@@ -15,7 +17,14 @@ function words(text: string): Map<string, number> {
 describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op redact', () => {
   let a: EditApp;
   beforeAll(async () => {
-    a = await startEditApp({ 'trivial.pdf': corpusPath(TRIVIAL), 'ocr.pdf': corpusPath(OCR_SCAN) }, 'redact');
+    a = await startEditApp(
+      {
+        'trivial.pdf': corpusPath(TRIVIAL),
+        'ocr.pdf': corpusPath(OCR_SCAN),
+        'scan.pdf': corpusPath(BARE_SCAN),
+      },
+      'redact',
+    );
   });
   afterAll(async () => {
     await a?.close();
@@ -60,8 +69,18 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op redact'
     expect(textOf(res.rawPayload)).not.toContain('takimata');
   });
 
-  it('refuses a word of an OCR layer over a scan (scanned_text), 422 when nothing applied', async () => {
+  it('redacts a word of an OCR layer over a scan (the glyphs and the image pixels under them)', async () => {
     const res = await edit('ocr.pdf', [{ op: 'redact', find: 'Testdokument' }]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.changes.length).toBeGreaterThanOrEqual(1);
+    for (const c of body.changes) expect(c).toMatchObject({ op: 'redact', verified: true });
+    expect(body.removed).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'image' })]));
+    expect(textOf(await download(body.output.url))).not.toContain('Testdokument');
+  });
+
+  it('refuses a word that is only pixels of a scan (scanned_text), 422 when nothing applied', async () => {
+    const res = await edit('scan.pdf', [{ op: 'redact', find: 'Doesn' }]);
     expect(res.statusCode, res.body).toBe(422);
     const body = res.json();
     expect(body.error.code).toBe('edit_failed');

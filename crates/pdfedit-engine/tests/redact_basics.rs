@@ -1,8 +1,9 @@
 //! Redaction on documents built here with lopdf: glyphs gone with neighbours intact,
 //! image pixels under the box zeroed (the rest unchanged; images drawn by a shared form
 //! and inline images too), the string removed from
-//! metadata, XMP, annotations and outlines and each removal reported, scanned words and
-//! images we cannot re-encode refused (fail closed).
+//! metadata, XMP, annotations and outlines and each removal reported, an invisible OCR
+//! word redacted with the image pixels under it, images we cannot re-encode refused (fail
+//! closed).
 
 mod common;
 
@@ -220,12 +221,17 @@ fn text_image_and_document_strings_are_removed() {
             assert!(text.contains(w), "{w} lost: {text}");
         }
     }
-    // The image: a copy, zeroed under the box, every other pixel unchanged.
-    let (_, after) = page_image(&r.pdf);
+    image_zeroed_under(&r.pdf, c.bbox);
+}
+
+/// The page image of `pdf`: a copy zeroed under `bbox` (the change's box, top-left
+/// display points on the 792 pt page), every other pixel unchanged.
+fn image_zeroed_under(pdf: &[u8], bbox: [f64; 4]) {
+    let (_, after) = page_image(pdf);
     let before = image_pixels();
     assert_eq!(after.len(), before.len());
-    // The box in user space (bbox is top-left display points on a 792 pt page).
-    let ub = [c.bbox[0], 792.0 - c.bbox[3], c.bbox[2], 792.0 - c.bbox[1]];
+    // The box in user space.
+    let ub = [bbox[0], 792.0 - bbox[3], bbox[2], 792.0 - bbox[1]];
     let (mut zeroed, mut inside_total) = (0, 0);
     for y in 0..IMG_H {
         for x in 0..IMG_W {
@@ -289,25 +295,32 @@ fn a_redaction_is_a_full_rewrite_without_the_old_revision() {
 }
 
 #[test]
-fn invisible_ocr_text_over_an_image_is_refused_as_scanned_text() {
+fn invisible_ocr_text_over_an_image_is_redacted_with_the_pixels_under_it() {
     if !common::init_pdfium() {
         return;
     }
+    // The word is an invisible OCR layer (3 Tr) over the image: the visible word is the
+    // image's pixels there. Glyphs and pixels both go.
     let built = build(None, true);
     let r = redact(&built.pdf, "Secret");
-    assert!(r.changes.is_empty(), "{:?}", r.changes.len());
-    assert_eq!(r.failed.len(), 1);
-    assert_eq!(
-        r.failed[0].reason, "scanned_text",
-        "{}",
-        r.failed[0].message
-    );
-    // The OCR layer's word is still in the output text: reported, never hidden.
+    assert_eq!(r.changes.len(), 1, "failed: {:?}", r.failed);
+    let c = &r.changes[0];
+    assert!(c.verified);
+    assert_eq!(c.collateral_pixels, 0);
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    assert!(r.residual.is_empty(), "{:?}", r.residual);
     assert!(
-        r.residual.iter().any(|x| x.kind == "page_text"),
+        r.removed.iter().any(|x| x.kind == "image"),
         "{:?}",
-        r.residual
+        r.removed
     );
+    if let Some(text) = pdftotext(&r.pdf) {
+        assert!(!text.contains("Secret"), "{text}");
+        for w in ["Alpha", "Beta", "gamma", "Another line stays"] {
+            assert!(text.contains(w), "{w} lost: {text}");
+        }
+    }
+    image_zeroed_under(&r.pdf, c.bbox);
 }
 
 #[test]

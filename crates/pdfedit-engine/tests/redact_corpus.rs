@@ -2,7 +2,8 @@
 //! each manifest phrase, `pdftotext` and a raw search of `qpdf --qdf` output (streams
 //! decoded) must not hold it unless the engine listed a residual place; no other word of
 //! the document may be lost; every change is verified. Words that exist only in a page
-//! image (the manifest's OCR phrases) must be refused as `scanned_text`. Prints the
+//! image (the manifest's OCR phrases, no text layer) must be refused as `scanned_text`;
+//! words of an OCR text layer over a scan are redacted like any other. Prints the
 //! success rate per category. Run one file with REDACT_CORPUS_ONLY=part-of-name.
 
 mod common;
@@ -259,18 +260,18 @@ fn corpus_redact_success_rate() {
         total += t;
     }
     eprintln!("overall    {ok}/{total}");
-    // Measured 107/116 (92 %; 100 at the start of session 5, 97 before removal kerns
+    // Measured 111/116 (95.7 %; 100 at the start of session 5, 97 before removal kerns
     // followed PDFium's whole widths). Two of them leave raw bytes that are not page text
     // (a font program's /FontName, digits of content-stream numbers), reported as
-    // residual. The rest: words of OCR layers over scans (refused as scanned_text, 4);
-    // Arabic (2: pdftotext's visual order and ToUnicode entries mapping whole words to
-    // single glyphs); a Type 3 bitmap line whose rest moves in PDFium (collateral, rolled
-    // back); the CMS form's phrase drawn a second time in a place the finder misses; an
-    // XFA-hybrid phrase wrapped over lines in a widget.
+    // residual. The words of OCR layers over scans (4) are redacted with the image pixels
+    // under them. The rest: Arabic (2: pdftotext's visual order and ToUnicode entries
+    // mapping whole words to single glyphs); a Type 3 bitmap line whose rest moves in
+    // PDFium (collateral, rolled back); the CMS form's phrase drawn a second time in a
+    // place the finder misses; an XFA-hybrid phrase wrapped over lines in a widget.
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 92,
-            "redaction success rate fell to {ok}/{total} (bar: 92 %)"
+            ok * 100 >= total * 95,
+            "redaction success rate fell to {ok}/{total} (bar: 95 %)"
         );
     }
 }

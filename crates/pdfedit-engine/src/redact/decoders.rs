@@ -1,6 +1,7 @@
 //! The decoders of image filters lopdf does not handle: DCT (JPEG) by `jpeg-decoder`, CCITT
-//! fax by `hayro-ccitt`, JBIG2 by `hayro-jbig2` and JPEG 2000 by `hayro-jpeg2000`. Each
-//! returns the samples the viewer paints.
+//! fax by `hayro-ccitt`, JBIG2 by `hayro-jbig2` and JPEG 2000 by `hayro-jpeg2000` (an RGB
+//! one's samples then come from PDFium, see `jpx_pdfium`). Each returns the samples the
+//! viewer paints.
 
 use lopdf::{Document, Object, Stream};
 
@@ -288,6 +289,19 @@ pub(super) fn decode_jpx(
         colour
     } else {
         data
+    };
+    // What PDFium paints for an RGB image (see `jpx_pdfium`); hayro's samples when
+    // PDFium is not at hand.
+    let device_rgb = channels == 3
+        && match stated {
+            Some(cs) => doc
+                .dereference(cs)
+                .is_ok_and(|(_, o)| o.as_name().is_ok_and(|n| n == b"DeviceRGB")),
+            None => matches!(image.color_space(), hayro_jpeg2000::ColorSpace::RGB),
+        };
+    let samples = match device_rgb.then(|| super::jpx_pdfium::decode_rgb(s, width, height)) {
+        Some(Ok(p)) => p,
+        _ => samples,
     };
     let mut out = Samples::new(samples, width, height, channels, 8);
     out.set = set;

@@ -16,8 +16,10 @@
 mod appearances;
 mod content;
 mod decoders;
+mod fax_g3;
 mod images;
 mod inline;
+mod jpx_pdfium;
 mod lines;
 mod pixels;
 mod residual;
@@ -34,12 +36,6 @@ use crate::Error;
 
 /// Why a part of a redaction cannot be done: a stable reason and a message.
 pub(crate) type Refusal = (&'static str, String);
-
-/// Text shown in these render modes is invisible (3: neither filled nor stroked, 7: clip
-/// only): over an image it is an OCR layer, and the visible word is the image.
-fn invisible(mode: i64) -> bool {
-    mode == 3 || mode == 7
-}
 
 /// One page's planned redaction, before verification.
 struct PagePlan {
@@ -94,26 +90,14 @@ pub(crate) fn apply(
         by_page.entry(m.page).or_default().push(m);
     }
     let mut plans = Vec::new();
-    let mut scanned_refused = Vec::new();
     for (page, ms) in by_page {
         let page_id = pages[&page];
         run.model(page, page_id)?;
         let model = &run.models[&page];
+        // A word of an invisible OCR layer over a scan is redacted like any other: its
+        // glyphs go, and the image pixels under its box (the word as seen) are zeroed.
         let placements = images::placements(&run.doc, model);
         let glyphs = &model.glyphs.glyphs;
-        // An invisible OCR word over an image: the visible word is pixels.
-        let (ms, ocr): (Vec<Match>, Vec<Match>) = ms.into_iter().partition(|m| {
-            !m.glyphs.iter().all(|&g| invisible(glyphs[g].render_mode))
-                || !placements
-                    .iter()
-                    .any(|p| images::covered(p, &[m.bbox_user]))
-        });
-        if !ocr.is_empty() {
-            scanned_refused.push(page);
-        }
-        if ms.is_empty() {
-            continue;
-        }
         let vertical: HashSet<usize> = ms
             .iter()
             .flat_map(|m| m.glyphs.iter().copied())
@@ -171,17 +155,6 @@ pub(crate) fn apply(
                 return Ok(());
             }
         }
-    }
-    if !scanned_refused.is_empty() {
-        run.fail(
-            edit,
-            "scanned_text",
-            format!(
-                "on page(s) {} the text is an invisible OCR layer over a scanned image; \
-                 the visible word is part of the image and cannot be redacted as text",
-                join(&scanned_refused)
-            ),
-        );
     }
     if plans.is_empty() {
         return Ok(());

@@ -1,11 +1,12 @@
 //! Decoding an image's samples, zeroing a set of pixel rectangles and writing the result
-//! back as a Flate stream.
+//! back as a Flate stream (a fax image as CCITT fax).
 //!
 //! Flate-family filters (Flate with PNG/TIFF predictors, LZW, ASCII85/Hex, RunLength) are
 //! decoded by lopdf; DCT (JPEG) by `jpeg-decoder`; CCITT fax by `hayro-ccitt`, JBIG2 by
-//! `hayro-jbig2` and JPEG 2000 by `hayro-jpeg2000` (all pure Rust). Each comes back as the
-//! samples the viewer paints, so the re-encoded image is lossless: every pixel outside the
-//! rectangles keeps its exact value. An image a decoder cannot read is refused (the
+//! `hayro-jbig2` and JPEG 2000 by `hayro-jpeg2000` (all pure Rust; an RGB JPEG 2000 image's
+//! samples are then taken from PDFium). Each comes back as the samples the viewer paints,
+//! so the re-encoded image is lossless: every pixel outside the rectangles keeps its exact
+//! value. An image a decoder cannot read is refused (the
 //! redaction fails closed).
 
 use std::io::Write;
@@ -17,6 +18,7 @@ use lopdf::{dictionary, Document, Object, Stream};
 use super::decoders::{
     components, decode_ccitt, decode_dct, decode_jbig2, decode_jpx, decode_parms,
 };
+use super::fax_g3;
 
 /// Largest decoded image accepted (decompression-bomb guard).
 pub(super) const MAX_IMAGE_BYTES: usize = 256 << 20;
@@ -59,7 +61,7 @@ impl Samples {
 }
 
 /// A copy of image `s` with the pixels in `rects` set to zero, Flate-encoded (a fax
-/// image: CCITT Group 4).
+/// image: Group 3 1-D rows spliced into the original data, else CCITT Group 4).
 pub(crate) fn mask_stream(
     doc: &Document,
     s: &Stream,
@@ -76,8 +78,16 @@ pub(crate) fn mask_stream(
         ));
     }
     samples.data.truncate(need);
+    let before = samples.fax.is_some().then(|| samples.data.clone());
     for r in rects {
         zero_rect(&mut samples, stride, *r);
+    }
+    if let (Some(before), Some(black_is_1)) = (before, samples.fax) {
+        if let Some(content) = splice_g3(doc, s, &samples, &before, black_is_1) {
+            let mut dict = s.dict.clone();
+            dict.remove(b"Length");
+            return Ok(Stream::new(dict, content));
+        }
     }
     let mut dict = s.dict.clone();
     dict.remove(b"DecodeParms");
@@ -104,6 +114,37 @@ pub(crate) fn mask_stream(
         dict.set(k, v);
     }
     Ok(Stream::new(dict, content))
+}
+
+/// A Group 3 one-dimensional fax image (/K 0) keeps the bits of every row the mask left
+/// alone (see [`fax_g3`]); None when the image is of another kind or its rows cannot be
+/// read apart (then the whole image is written as Group 4).
+fn splice_g3(
+    doc: &Document,
+    s: &Stream,
+    masked: &Samples,
+    before: &[u8],
+    black_is_1: bool,
+) -> Option<Vec<u8>> {
+    let parms = decode_parms(doc, s);
+    let get = |k: &[u8]| parms.as_ref().and_then(|p| p.get(k).ok());
+    let k = get(b"K").and_then(|o| o.as_i64().ok()).unwrap_or(0);
+    if k != 0 || filters(s).len() != 1 {
+        return None;
+    }
+    let byte_align = get(b"EncodedByteAlign")
+        .and_then(|o| o.as_bool().ok())
+        .unwrap_or(false);
+    fax_g3::splice(
+        &s.content,
+        masked.width,
+        masked.height,
+        byte_align,
+        black_is_1,
+        before,
+        &masked.data,
+    )
+    .ok()
 }
 
 /// 1-bit rows (`stride` bytes each) as CCITT Group 4; `black_is_1` says which sample
@@ -416,6 +457,45 @@ mod tests {
     #[test]
     fn corpus_fax_image_is_masked_exactly() {
         masks_exactly("scan-ocr-layer-brother-de.pdf", b"CCITTFaxDecode");
+    }
+
+    #[test]
+    fn corpus_g3_image_keeps_the_bytes_of_rows_outside_the_mask() {
+        // CCITT Group 3 1-D, EOLs, byte-aligned rows: PDFium decodes some of its rows
+        // differently from other decoders, so rows the mask misses must stay as coded.
+        let Some((doc, s)) = corpus_image("scan-ocr-layer-brother-de.pdf", b"CCITTFaxDecode")
+        else {
+            return;
+        };
+        let before = decode(&doc, &s).unwrap();
+        let (w, h) = (before.width, before.height);
+        let rect = PixelRect {
+            x0: 300,
+            y0: 1000,
+            x1: 900,
+            y1: 1060,
+        };
+        let out = mask_stream(&doc, &s, &[rect]).unwrap();
+        assert_eq!(
+            out.dict.get(b"DecodeParms").ok(),
+            s.dict.get(b"DecodeParms").ok()
+        );
+        let after = decode(&doc, &out).unwrap();
+        let old = fax_g3::layout(&s.content, w, h, true, false, Some(&before.data)).unwrap();
+        let new = fax_g3::layout(&out.content, w, h, true, false, Some(&after.data)).unwrap();
+        let bytes = |d: &[u8], u: fax_g3::Unit| d[u.start / 8..u.end / 8].to_vec();
+        for y in 0..h as usize {
+            let (o, n) = (
+                bytes(&s.content, old.units[y]),
+                bytes(&out.content, new.units[y]),
+            );
+            if (1000..1060).contains(&y) {
+                assert_ne!(o, n, "row {y} is coded again");
+            } else {
+                assert_eq!(o, n, "row {y} changed its bytes");
+            }
+        }
+        assert_eq!(s.content[old.tail / 8..], out.content[new.tail / 8..]);
     }
 
     #[test]
