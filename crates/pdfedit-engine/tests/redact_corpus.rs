@@ -243,20 +243,20 @@ fn corpus_redact_success_rate() {
         total += t;
     }
     eprintln!("overall    {ok}/{total}");
-    // Measured 99/116 (85 %; 97 before removal kerns followed PDFium's whole widths).
+    // Measured 102/116 (87.9 %; 100 before the column-wise search of wrapped phrases and
+    // the f32-rounding check, 97 before removal kerns followed PDFium's whole widths).
     // The rest: words of OCR layers over scans (refused as scanned_text, as designed, 4);
     // an RC4-40 scan whose encryption cannot be written back (2); the kanpō gazette's
     // vertical columns, not matched (no Adobe-Japan1 Unicode for its non-embedded fonts,
-    // 3); the Identity-V sample, whose columns are redacted but one occurrence stays
-    // extractable (1); Arabic (2: pdftotext's visual order and ToUnicode entries mapping
-    // whole words to single glyphs); a Type 3 bitmap line whose rest moves in PDFium
-    // (collateral, rolled back); the CMS form's phrase drawn a second time in a place the
-    // finder misses; an XFA-hybrid phrase wrapped over lines in a widget; strings whose
-    // reported residual is a font or Type 3 glyph program (2).
+    // 3); Arabic (2: pdftotext's visual order and ToUnicode entries mapping whole words
+    // to single glyphs); a Type 3 bitmap line whose 'i' and 't' PDFium rasterises a pixel
+    // taller once the removed glyphs no longer come first (its Type 3 glyph cache snaps
+    // bitmap tops to lines of the glyphs drawn before; collateral, rolled back); strings
+    // whose reported residual is a font or Type 3 glyph program (2).
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 84,
-            "redaction success rate fell to {ok}/{total} (bar: 84 %)"
+            ok * 100 >= total * 87,
+            "redaction success rate fell to {ok}/{total} (bar: 87 %)"
         );
     }
 }
