@@ -260,18 +260,19 @@ fn corpus_redact_success_rate() {
         total += t;
     }
     eprintln!("overall    {ok}/{total}");
-    // Measured 111/116 (95.7 %; 100 at the start of session 5, 97 before removal kerns
+    // Measured 113/116 (97.4 %; 100 at the start of session 5, 97 before removal kerns
     // followed PDFium's whole widths). Two of them leave raw bytes that are not page text
     // (a font program's /FontName, digits of content-stream numbers), reported as
     // residual. The words of OCR layers over scans (4) are redacted with the image pixels
     // under them. The rest: Arabic (2: pdftotext's visual order and ToUnicode entries
-    // mapping whole words to single glyphs); a Type 3 bitmap line whose rest moves in
-    // PDFium (collateral, rolled back); the CMS form's phrase drawn a second time in a
-    // place the finder misses; an XFA-hybrid phrase wrapped over lines in a widget.
+    // mapping whole words to single glyphs); a Type 3 bitmap line whose 'i' and 't' PDFium
+    // rasterises a pixel taller once the removed glyphs no longer come first (its Type 3
+    // glyph cache snaps bitmap tops to lines of the glyphs drawn before; collateral,
+    // rolled back).
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 95,
-            "redaction success rate fell to {ok}/{total} (bar: 95 %)"
+            ok * 100 >= total * 97,
+            "redaction success rate fell to {ok}/{total} (bar: 97 %)"
         );
     }
 }

@@ -1,8 +1,9 @@
 //! Redaction keeps every other glyph where PDFium drew it: down a vertical (Identity-V)
 //! column, where the removed glyphs' `TJ` numbers move the pen along y, and on pdfTeX
-//! lines whose Type 1 `/Widths` carry decimals that PDFium cuts to whole units. Checked
-//! with PDFium's own character positions before and after, outside the redacted boxes.
-//! Also a column set character by character in a horizontal font (the kanpō gazette).
+//! lines whose Type 1 `/Widths` carry decimals that PDFium cuts to whole units; a line
+//! whose rest PDFium places an `f32` rounding away (not collateral); and a column set
+//! character by character in a horizontal font (the kanpō gazette). Checked with PDFium's
+//! own character positions before and after, outside the redacted boxes.
 
 mod common;
 
@@ -157,4 +158,22 @@ fn a_column_of_upright_characters_in_a_horizontal_font_is_redacted() {
         "{:?}",
         r.failed
     );
+}
+
+#[test]
+fn rounding_of_the_rest_of_a_line_is_not_collateral() {
+    // The CMS form draws the phrase at the start of a long CID string on page 3; after the
+    // removal PDFium sums the rest of the line in another order and a glyph lands 3e-5 pt
+    // over, on the other side of a third-of-a-pixel step. Every page must be redacted.
+    let Some(pdf) = common::load("form-cms1490s-medicare-18p-partly-filled.pdf") else {
+        return;
+    };
+    let r = redact(&pdf, "Medicare Administrative Contractor");
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    let pages: std::collections::BTreeSet<u32> = r.changes.iter().map(|c| c.page).collect();
+    assert_eq!(pages.into_iter().collect::<Vec<_>>(), vec![1, 3, 4]);
+    assert!(r.changes.iter().all(|c| c.verified));
+    assert!(r.residual.is_empty(), "{:?}", r.residual);
+    let checked = kept_in_place(&pdf, &r, 2, 0.001);
+    assert!(checked > 100, "only {checked} characters left to check");
 }

@@ -14,7 +14,7 @@ use crate::edit::fit::spacing_at;
 use crate::edit::rewrite::{rewrite_ops, Action};
 use crate::edit::text::union;
 
-use super::widths::follow_pdfium;
+use super::widths::{follow_pdfium, Dropped};
 
 /// New stream bytes and the box of every planned match.
 pub(crate) struct ContentPlan {
@@ -32,7 +32,7 @@ pub(crate) fn plan(
     model: &PageModel,
     matches: &[Match],
     vertical: &dyn Fn(usize) -> bool,
-    dropped: &dyn Fn(usize) -> f64,
+    dropped: &dyn Fn(usize) -> Dropped,
 ) -> Result<ContentPlan, String> {
     let glyphs = &model.glyphs.glyphs;
     let mut actions: HashMap<usize, Action> = HashMap::new();
@@ -44,13 +44,24 @@ pub(crate) fn plan(
         }
         // PDFium draws the rest of the line after the sum of whole widths: follow it
         // when the exact numbers would move the rest visibly there.
-        let fractions: Vec<f64> = m
+        let drops: Vec<Dropped> = m
             .glyphs
             .iter()
-            .map(|&g| if vertical(g) { 0.0 } else { dropped(g) })
+            .map(|&g| {
+                if vertical(g) {
+                    Dropped::default()
+                } else {
+                    dropped(g)
+                }
+            })
             .collect();
+        let fractions: Vec<f64> = drops.iter().map(|d| d.fraction).collect();
         let t = glyphs[m.glyphs[0]].trm;
-        let pdfium = follow_pdfium(fractions.iter().sum(), t[0].hypot(t[1]));
+        let pdfium = follow_pdfium(
+            fractions.iter().sum(),
+            t[0].hypot(t[1]),
+            drops.iter().any(|d| d.whole_pixels),
+        );
         for (&g, fraction) in m.glyphs.iter().zip(&fractions) {
             let exact = removal_kern(model, g, vertical(g))?;
             let kern = if pdfium { exact + fraction } else { exact };

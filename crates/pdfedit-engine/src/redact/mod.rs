@@ -21,6 +21,7 @@ mod images;
 mod inline;
 mod jpx_pdfium;
 mod lines;
+mod noise;
 mod pixels;
 mod residual;
 mod strings;
@@ -107,18 +108,13 @@ pub(crate) fn apply(
                     .is_some_and(|f| f.font.is_vertical())
             })
             .collect();
-        let dropped: HashMap<usize, f64> = ms
+        let dropped: HashMap<usize, widths::Dropped> = ms
             .iter()
             .flat_map(|m| m.glyphs.iter().copied())
-            .map(|g| {
-                (
-                    g,
-                    widths::dropped_fraction(&run.doc, &mut run.fonts, &glyphs[g]),
-                )
-            })
+            .map(|g| (g, widths::dropped(&run.doc, &mut run.fonts, &glyphs[g])))
             .collect();
         let outcome = content::plan(model, &ms, &|g| vertical.contains(&g), &|g| {
-            dropped.get(&g).copied().unwrap_or(0.0)
+            dropped.get(&g).copied().unwrap_or_default()
         })
         .map_err(|e| ("unsupported_layout", e))
         .and_then(|plan| {
@@ -193,7 +189,16 @@ fn verify_and_commit(
             areas.extend(img.areas_user.iter().map(|a| plan.geom.display_box(*a)));
         }
         areas.extend(removed_ink(&run.current, plan, &run.models)?);
-        let report = verify::compare(&before, &after, &areas)?;
+        let mut report = verify::compare(&before, &after, &areas)?;
+        if report.changed_pixels_outside > 0 {
+            // Glyphs PDFium now places an f32 rounding away, one placement step over.
+            let settled =
+                noise::settled_areas(&run.current, &new_bytes, plan.page, &before, &after)?;
+            if !settled.is_empty() {
+                areas.extend(settled);
+                report = verify::compare(&before, &after, &areas)?;
+            }
+        }
         collateral += report.changed_pixels_outside;
         if let Some(b) = report
             .bbox_of_changes

@@ -10,6 +10,9 @@
 //! redaction keeps the exact number when PDFium's drift stays within
 //! [`EXACT_TOLERANCE_PT`], and otherwise keeps the rest where PDFium draws it, the place
 //! the verification checks (SPEC rule 1: nothing else on the rendered page may move).
+//! Type 3 glyphs have no such tolerance: PDFium draws them (as cached bitmaps) at whole
+//! device pixels, so any drift at all can move one of them a whole pixel; a removal of
+//! Type 3 glyphs follows PDFium's widths whenever they dropped anything.
 
 use lopdf::{Document, Object};
 use pdf_content::Glyph;
@@ -21,30 +24,44 @@ use crate::edit::fonts::DocFonts;
 /// the removal follows PDFium's whole widths instead of the exact ones.
 pub(crate) const EXACT_TOLERANCE_PT: f64 = 0.01;
 
-/// The exact width minus PDFium's whole width of the glyph, in 1/1000 em (0 when PDFium
-/// takes the width from elsewhere: the font program, standard metrics, vertical `W2`).
-pub(crate) fn dropped_fraction(doc: &Document, fonts: &mut DocFonts, gl: &Glyph) -> f64 {
+/// What PDFium's whole width of a glyph drops, and how PDFium places the glyph.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Dropped {
+    /// The exact width minus PDFium's whole width, in 1/1000 em (0 when PDFium takes the
+    /// width from elsewhere: the font program, standard metrics, vertical `W2`).
+    pub fraction: f64,
+    /// PDFium draws the glyph at whole device pixels (a Type 3 glyph).
+    pub whole_pixels: bool,
+}
+
+/// What PDFium's width of glyph `gl` drops from its exact width (see [`Dropped`]).
+pub(crate) fn dropped(doc: &Document, fonts: &mut DocFonts, gl: &Glyph) -> Dropped {
+    let none = Dropped::default();
     if gl.vertical {
-        return 0.0;
+        return none;
     }
     let Some(f) = fonts.get(doc, &gl.font) else {
-        return 0.0;
+        return none;
     };
     let font = &f.font;
     let Some(dict) = gl.font.dictionary(doc) else {
-        return 0.0;
+        return none;
     };
     let w = font.width(gl.code);
     if !w.is_finite() {
-        return 0.0;
+        return none;
     }
+    let type3 = font.kind() == FontKind::Type3;
     let whole = match font.kind() {
         FontKind::Type3 => w.round(),
         _ if font.is_composite() => w.trunc(),
         _ if has_widths(doc, dict) => w.trunc(),
-        _ => return 0.0,
+        _ => return none,
     };
-    w - whole
+    Dropped {
+        fraction: w - whole,
+        whole_pixels: type3,
+    }
 }
 
 /// Whether a simple font dictionary carries `/Widths` (PDFium uses them, cut to integers).
@@ -60,9 +77,14 @@ fn has_widths(doc: &Document, dict: &lopdf::Dictionary) -> bool {
 
 /// Whether a removed run of horizontal glyphs is replaced by PDFium's whole widths rather
 /// than the exact ones: `fractions` (1/1000 em) is what PDFium's whole widths dropped over
-/// the run, `em` the length of one em along the line in user space.
-pub(crate) fn follow_pdfium(fractions: f64, em: f64) -> bool {
-    (fractions / 1000.0 * em).abs() > EXACT_TOLERANCE_PT
+/// the run, `em` the length of one em along the line in user space, `whole_pixels` whether
+/// a glyph of the run is one PDFium draws at whole pixels (then no drift is tolerated).
+pub(crate) fn follow_pdfium(fractions: f64, em: f64, whole_pixels: bool) -> bool {
+    let drift = (fractions / 1000.0 * em).abs();
+    if whole_pixels {
+        return drift > 1e-9;
+    }
+    drift > EXACT_TOLERANCE_PT
 }
 
 #[cfg(test)]
@@ -73,9 +95,18 @@ mod tests {
     fn small_drifts_keep_the_exact_number() {
         // pdfTeX's cmr10 at 10 pt: a word of 8 glyphs dropping 0.3/1000 em each drifts
         // 0.024 pt in PDFium: follow PDFium. One glyph dropping 0.3 drifts 0.003 pt.
-        assert!(follow_pdfium(8.0 * 0.3, 10.0));
-        assert!(!follow_pdfium(0.3, 10.0));
-        assert!(!follow_pdfium(0.0, 100.0));
-        assert!(follow_pdfium(-0.5 * 4.0, 12.0));
+        assert!(follow_pdfium(8.0 * 0.3, 10.0, false));
+        assert!(!follow_pdfium(0.3, 10.0, false));
+        assert!(!follow_pdfium(0.0, 100.0, false));
+        assert!(follow_pdfium(-0.5 * 4.0, 12.0, false));
+    }
+
+    #[test]
+    fn glyphs_drawn_at_whole_pixels_tolerate_no_drift() {
+        // A Type 3 run whose rounded widths dropped 0.7/1000 em at 10 pt: 0.007 pt, under
+        // the outline tolerance, but enough to push a bitmap glyph over a pixel boundary.
+        assert!(!follow_pdfium(0.7, 10.0, false));
+        assert!(follow_pdfium(0.7, 10.0, true));
+        assert!(!follow_pdfium(0.0, 10.0, true));
     }
 }
