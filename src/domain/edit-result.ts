@@ -18,14 +18,13 @@ function iso(ms: number): string {
 /**
  * done: every edit applied; partial: some applied, others unmatched or rolled back;
  * failed: nothing applied (the caller answers 422 edit_failed when something was rolled back).
- * A redaction that found its string only outside the page text (metadata, annotations,
- * outlines) applied too: its removals are in `removed`, not in `changes`.
  */
 export function editStatus(
   result: Pick<EngineEditResult, 'changes' | 'unmatched' | 'failed'> & { removed?: unknown[] },
 ): EditStatus {
-  const applied = result.changes.length + (result.removed?.length ?? 0) > 0;
-  if (!applied) return 'failed';
+  // A redaction that only found its string outside the page text (metadata, annotations)
+  // changed the document without a verified page change: partial, never done.
+  if (result.changes.length === 0) return (result.removed?.length ?? 0) > 0 ? 'partial' : 'failed';
   return result.unmatched.length === 0 && result.failed.length === 0 ? 'done' : 'partial';
 }
 
