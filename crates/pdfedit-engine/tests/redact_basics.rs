@@ -567,29 +567,7 @@ fn an_inline_image_under_the_box_becomes_a_masked_image_xobject() {
          BT /F1 12 Tf 72 700 Td (Alpha SecretBeta gamma) Tj ET\n\
          BT /F1 12 Tf 72 600 Td (Another line stays) Tj ET\n"
     );
-    let mut doc = Document::with_version("1.7");
-    let pages_id = doc.new_object_id();
-    let font = doc.add_object(dictionary! {
-        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
-        "Encoding" => "WinAnsiEncoding",
-    });
-    let contents = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
-    let page = doc.add_object(dictionary! {
-        "Type" => "Page", "Parent" => pages_id,
-        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
-        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
-        "Contents" => contents,
-    });
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(dictionary! {
-            "Type" => "Pages", "Kids" => vec![Object::Reference(page)], "Count" => 1,
-        }),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog);
-    let mut pdf = Vec::new();
-    doc.save_to(&mut pdf).unwrap();
+    let pdf = common::helvetica_page(content.as_bytes(), 612, 792);
 
     let r = redact(&pdf, "Secret");
     assert_eq!(r.changes.len(), 1, "{:?}", r.failed);

@@ -9,8 +9,6 @@ mod common;
 
 use std::collections::HashMap;
 
-use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, EditResult};
-
 /// One image as pdfimages writes it: P4 (1 bit), P5 (gray) or P6 (RGB), one value per
 /// pixel and channel (bits expanded to 0/1).
 #[derive(Debug)]
@@ -90,19 +88,6 @@ fn page_images(pdf: &[u8], page: u32) -> Option<Vec<Pnm>> {
     out.status.success().then_some(images)
 }
 
-fn redact(pdf: &[u8], find: &str) -> EditResult {
-    let request = EditRequest {
-        edits: vec![Edit {
-            index: 0,
-            op: EditOp::Redact,
-            find: find.into(),
-            ..Edit::default()
-        }],
-        ..EditRequest::default()
-    };
-    edit(pdf, &request).expect("edit runs")
-}
-
 fn words(text: &str) -> HashMap<String, i64> {
     let mut out = HashMap::new();
     for w in text
@@ -120,7 +105,7 @@ fn check(name: &str, phrase: &str) {
     let Some(pdf) = common::load(name) else {
         return;
     };
-    let r = redact(&pdf, phrase);
+    let r = common::redact(&pdf, phrase);
     assert!(!r.changes.is_empty(), "{name}: {:?}", r.failed);
     assert!(r.failed.is_empty(), "{name}: {:?}", r.failed);
     assert!(r

@@ -208,3 +208,48 @@ pub fn no_view_fields(pdf: &[u8], password: Option<&str>) -> std::collections::B
     }
     unseen.difference(&shown).cloned().collect()
 }
+
+/// A one-page PDF of `width` × `height` points drawing `content`, with Helvetica
+/// (WinAnsi, not embedded) as font resource `/F1`.
+pub fn helvetica_page(content: &[u8], width: i64, height: i64) -> Vec<u8> {
+    use lopdf::{dictionary, Document, Object, Stream};
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+        "Encoding" => "WinAnsiEncoding",
+    });
+    let contents = doc.add_object(Stream::new(dictionary! {}, content.to_vec()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages_id,
+        "MediaBox" => vec![0.into(), 0.into(), width.into(), height.into()],
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
+        "Contents" => contents,
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages", "Kids" => vec![Object::Reference(page)], "Count" => 1,
+        }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut pdf = Vec::new();
+    doc.save_to(&mut pdf).expect("saves");
+    pdf
+}
+
+/// Redacts every occurrence of `find` with default options.
+pub fn redact(pdf: &[u8], find: &str) -> pdfedit_engine::edit::EditResult {
+    use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest};
+    let request = EditRequest {
+        edits: vec![Edit {
+            index: 0,
+            op: EditOp::Redact,
+            find: find.into(),
+            ..Edit::default()
+        }],
+        ..EditRequest::default()
+    };
+    edit(pdf, &request).expect("edit runs")
+}
