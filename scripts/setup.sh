@@ -47,16 +47,21 @@ done
 lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f node_modules/.pdfedit-lock ] || [ "$(cat node_modules/.pdfedit-lock)" != "$lock_hash" ]; then
   # `npm install` with the committed lockfile installs exactly the locked versions. Not
-  # `npm ci`: npm 11.19 refuses this lockfile for lacking other platforms' optional
-  # binaries (biome, napi-rs), which npm itself never records there.
+  # `npm ci`: npm 11.19 refuses a lockfile that lacks other platforms' optional binaries
+  # (biome, napi-rs), and whether `npm install` writes those entries depends on its cache
+  # (seen both ways on fresh machines). So the lockfile after the install is compared by
+  # meaning (scripts/lock-drift.cjs): other platforms' optional entries may come or go, any
+  # other change fails, and the committed file is put back either way.
   log "installing npm packages (from package-lock.json)"
   cp package-lock.json "${TMPDIR:-/tmp}/pdfedit-lock.$$"
   npm install --no-audit --no-fund --loglevel=error
-  if ! cmp -s package-lock.json "${TMPDIR:-/tmp}/pdfedit-lock.$$"; then
+  if ! node scripts/lock-drift.cjs "${TMPDIR:-/tmp}/pdfedit-lock.$$" package-lock.json; then
+    cp "${TMPDIR:-/tmp}/pdfedit-lock.$$" package-lock.json
     rm -f "${TMPDIR:-/tmp}/pdfedit-lock.$$"
-    echo "setup: package-lock.json is out of date with package.json; commit the updated lockfile" >&2
+    echo "setup: package-lock.json is out of date with package.json; run npm install and commit the lockfile" >&2
     exit 1
   fi
+  cp "${TMPDIR:-/tmp}/pdfedit-lock.$$" package-lock.json
   rm -f "${TMPDIR:-/tmp}/pdfedit-lock.$$"
   echo "$lock_hash" > node_modules/.pdfedit-lock
 fi
