@@ -338,6 +338,15 @@ impl Font {
         u16::try_from(cid).ok()
     }
 
+    /// The characters the embedded program's own Unicode cmap maps to the glyph of
+    /// `code`: what the glyph draws, independent of `/ToUnicode`. `None` when that cannot
+    /// be known (no program, no glyph id, no Unicode cmap entry for the glyph).
+    pub fn program_chars(&self, code: u32) -> Option<Vec<char>> {
+        let gid = self.gid_for_code(code)?;
+        let chars = self.program.as_ref()?.chars_of_gid(gid);
+        (!chars.is_empty()).then_some(chars)
+    }
+
     /// The font's kind.
     pub fn kind(&self) -> FontKind {
         self.kind

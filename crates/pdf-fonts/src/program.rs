@@ -254,6 +254,28 @@ impl Program {
         self.gid_chars.get_or_init(|| self.read_gid_chars())
     }
 
+    /// Every character the program's Unicode cmap maps to `gid` (none without a cmap).
+    /// Walks the cmap on each call: meant for the few glyphs a redaction cuts.
+    pub fn chars_of_gid(&self, gid: u16) -> Vec<char> {
+        self.face(|f| {
+            let mut out = Vec::new();
+            let Some(cmap) = f.tables().cmap else {
+                return out;
+            };
+            for sub in cmap.subtables.into_iter().filter(|s| s.is_unicode()) {
+                sub.codepoints(|cp| {
+                    if sub.glyph_index(cp).is_some_and(|g| g.0 == gid) {
+                        if let Some(c) = char::from_u32(cp).filter(|c| !out.contains(c)) {
+                            out.push(c);
+                        }
+                    }
+                });
+            }
+            out
+        })
+        .unwrap_or_default()
+    }
+
     fn read_gid_chars(&self) -> HashMap<u16, char> {
         self.face(|f| {
             let mut map = HashMap::new();

@@ -3,7 +3,10 @@
 //! lines whose Type 1 `/Widths` carry decimals that PDFium cuts to whole units; a line
 //! whose rest PDFium places an `f32` rounding away (not collateral); and a column set
 //! character by character in a horizontal font (the kanpō gazette). Checked with PDFium's
-//! own character positions before and after, outside the redacted boxes.
+//! own character positions before and after, outside the redacted boxes. Also glyphs whose
+//! text and drawing differ (an Arabic word shaped into glyphs that carry no text but the
+//! last; a `/ToUnicode` entry repeating that word on a Latin "h") and a Type 3 bitmap line
+//! that PDFium rasterises a row taller once its first glyphs are gone.
 
 mod common;
 
@@ -176,4 +179,105 @@ fn rounding_of_the_rest_of_a_line_is_not_collateral() {
     assert!(r.residual.is_empty(), "{:?}", r.residual);
     let checked = kept_in_place(&pdf, &r, 2, 0.001);
     assert!(checked > 100, "only {checked} characters left to check");
+}
+
+/// Arabic letters (the basic block and the presentation forms) in `t`.
+fn arabic(t: &str) -> usize {
+    t.chars()
+        .filter(|c| matches!(*c as u32, 0x0600..=0x06FF | 0xFB50..=0xFDFF | 0xFE70..=0xFEFF))
+        .count()
+}
+
+#[test]
+fn an_arabic_word_goes_with_its_silent_glyphs_and_leaves_the_text_map_of_h() {
+    // WeasyPrint draws "habibi" and then the Arabic word: six glyphs with no text and one
+    // carrying the whole word; its ToUnicode also maps the "h" glyph to that word + "h".
+    let name = "font-cid-tt-arabic-weasyprint.pdf";
+    let Some(pdf) = common::load(name) else {
+        return;
+    };
+    let before = common::pdftotext(&pdf, &[]).unwrap_or_default();
+    // Logical order, and visual order as pdftotext prints it.
+    for find in ["حَبيبي", "يبيبَح"] {
+        let r = redact(&pdf, find);
+        assert_eq!(
+            r.changes.len(),
+            1,
+            "{find}: {:?} {:?}",
+            r.failed,
+            r.unmatched
+        );
+        assert!(r.changes[0].verified && r.changes[0].collateral_pixels == 0);
+        assert!(r.residual.is_empty(), "{find}: {:?}", r.residual);
+        // The "h" glyph stays drawn; only its text map loses the word.
+        assert!(
+            r.removed.iter().any(|x| x.kind == "font_text_map"),
+            "{:?}",
+            r.removed
+        );
+        let Some(after) = common::pdftotext(&r.pdf, &[]) else {
+            return;
+        };
+        assert!(arabic(&before) > 0);
+        assert_eq!(arabic(&after), 0, "{find}: Arabic left in {after:?}");
+        assert!(after.contains("habibi"), "{after:?}");
+        // The five silent letters and the mark went with the glyph carrying the word: the box
+        // spans them all (that glyph alone is 6 pt wide).
+        let b = r.changes[0].bbox;
+        assert!(b[2] - b[0] > 15.0, "box {b:?} too narrow for the word");
+        // "habibi" stays where it was (PDFium also reads the old text map's Arabic at the
+        // "h", which is the point of the change, so only Latin letters are compared).
+        let after_chars = chars(&r.pdf, 0);
+        let latin: Vec<(char, (f32, f32))> = chars(&pdf, 0)
+            .into_iter()
+            .filter(|(c, _)| c.is_ascii_alphabetic())
+            .collect();
+        assert_eq!(latin.len(), 6);
+        for (c, o) in latin {
+            assert!(
+                after_chars
+                    .iter()
+                    .any(|(d, p)| *d == c && (p.0 - o.0).abs() < 0.01 && (p.1 - o.1).abs() < 0.01),
+                "{c:?} at {o:?} moved or lost"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_match_on_the_drawn_part_of_a_glyph_takes_the_whole_glyph() {
+    let Some(pdf) = common::load("font-cid-tt-arabic-weasyprint.pdf") else {
+        return;
+    };
+    // "h" is drawn by the glyph whose text is the Arabic word + "h": that glyph goes; the
+    // Arabic word is still drawn (and extracted) after it.
+    let r = redact(&pdf, "habibi");
+    assert_eq!(r.changes.len(), 1, "{:?} {:?}", r.failed, r.unmatched);
+    assert!(r.changes[0].verified && r.changes[0].collateral_pixels == 0);
+    let Some(after) = common::pdftotext(&r.pdf, &[]) else {
+        return;
+    };
+    assert!(
+        !after.contains("habibi") && !after.contains("abibi"),
+        "{after:?}"
+    );
+    assert!(arabic(&after) >= 5, "the Arabic word went too: {after:?}");
+}
+
+#[test]
+fn a_type3_bitmap_line_that_pdfium_snaps_anew_is_verified() {
+    // pdfTeX PK fonts: once "Václav Havel's greengrocer" is gone, PDFium's Type 3 glyph
+    // cache snaps the tops of later 'i' and 't' bitmaps a row higher. Not collateral; a
+    // glyph that moved would still be.
+    let Some(pdf) = common::load("font-type3-pdftex-bitmap.pdf") else {
+        return;
+    };
+    let r = redact(&pdf, "Václav Havel's greengrocer");
+    assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
+    assert!(r.changes[0].verified && r.changes[0].collateral_pixels == 0);
+    let Some(after) = common::pdftotext(&r.pdf, &[]) else {
+        return;
+    };
+    assert!(!after.contains("greengrocer displays"), "{after:?}");
+    assert!(after.contains("displays a sign in his shop"), "{after:?}");
 }

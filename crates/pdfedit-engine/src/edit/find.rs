@@ -48,6 +48,10 @@ pub(crate) struct Match {
     pub bbox_user: [f64; 4],
     /// Box in top-left display points.
     pub bbox: [f64; 4],
+    /// Redaction only: glyphs that stay drawn but lose the matched text from their
+    /// `/ToUnicode` entry (glyph index, the entry's text left), because the font's own
+    /// cmap shows they draw none of it.
+    pub unicode_cuts: Vec<(usize, String)>,
 }
 
 /// A compiled `find`.
@@ -81,6 +85,22 @@ pub(crate) fn compile(edit: &Edit) -> Result<Matcher, String> {
             Matcher::Pattern(build(&edit.find, false)?, true)
         }
     })
+}
+
+/// The matcher for `find` in visual order (its characters reversed), for a phrase of
+/// right-to-left letters (Hebrew, Arabic, Syriac, Thaana, NKo…) and no regular
+/// expression; `None` otherwise.
+pub(crate) fn visual_order(m: &Matcher) -> Option<Matcher> {
+    let rtl = |t: &str| {
+        t.chars()
+            .any(|c| matches!(c as u32, 0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF))
+    };
+    let rev = |t: &str| t.chars().rev().collect::<String>();
+    match m {
+        Matcher::Exact(t) if rtl(t) => Some(Matcher::Exact(rev(t))),
+        Matcher::Word(t) if rtl(t) => Some(Matcher::Word(rev(t))),
+        _ => None,
+    }
 }
 
 fn is_word_char(c: Option<char>) -> bool {
@@ -122,8 +142,20 @@ pub(crate) fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize
     }
 }
 
-/// Every match on one page, in reading order; matches cutting a ligature glyph are skipped.
-pub(crate) fn page_matches(page: &PageModel, m: &Matcher, edit: &Edit) -> Vec<Match> {
+/// What a glyph draws according to its font program's own cmap (folded to compatibility
+/// forms), by glyph index; `None` when that cannot be known.
+pub(crate) type DrawnChars<'a> = &'a mut dyn FnMut(usize) -> Option<Vec<char>>;
+
+/// Every match on one page, in reading order. A match that covers only part of a glyph's
+/// text (a ligature, or a `/ToUnicode` entry holding more than its glyph draws) is
+/// skipped, except for a redaction (`drawn` given), which settles such glyphs with
+/// [`crate::redact::clusters::settle`].
+pub(crate) fn page_matches(
+    page: &PageModel,
+    m: &Matcher,
+    edit: &Edit,
+    mut drawn: Option<DrawnChars<'_>>,
+) -> Vec<Match> {
     let replace = match edit.op {
         EditOp::Replace => edit.replace.as_str(),
         _ => "",
@@ -142,15 +174,23 @@ pub(crate) fn page_matches(page: &PageModel, m: &Matcher, edit: &Edit) -> Vec<Ma
             };
             let cut_before = s > 0 && line.byte_glyph[s - 1] == Some(*first);
             let cut_after = line.byte_glyph.get(e).copied().flatten() == Some(*last);
-            if cut_before || cut_after {
+            let mut unicode_cuts = Vec::new();
+            if let Some(drawn) = drawn.as_mut() {
+                let settled = crate::redact::clusters::settle(page, line, (s, e), glyphs, drawn);
+                glyphs = settled.0;
+                unicode_cuts = settled.1;
+            } else if cut_before || cut_after {
                 continue;
             }
             glyphs.sort_unstable();
-            let bbox_user = glyphs
+            let Some(bbox_user) = glyphs
                 .iter()
+                .chain(unicode_cuts.iter().map(|c| &c.0))
                 .map(|&g| page.glyphs.glyphs[g].bbox)
                 .reduce(union)
-                .unwrap_or_default();
+            else {
+                continue;
+            };
             out.push(Match {
                 page: page.number,
                 line: li,
@@ -161,6 +201,7 @@ pub(crate) fn page_matches(page: &PageModel, m: &Matcher, edit: &Edit) -> Vec<Ma
                 replacement,
                 bbox_user,
                 bbox: page.geom.display_box(bbox_user),
+                unicode_cuts,
             });
         }
     }

@@ -347,11 +347,27 @@ impl Run {
             (None, None) => pages.keys().copied().collect(),
         };
         let icase = edit.match_mode == MatchMode::Icase;
+        let redact = edit.op == EditOp::Redact;
+        // A redaction of right-to-left text typed in visual order (as pdftotext and some
+        // viewers copy it) is looked for that way too when the logical order is not on
+        // any of the pages.
+        let visual = match redact.then(|| find::visual_order(matcher)).flatten() {
+            Some(v) if !self.any_match(&pages, &wanted, matcher, edit)? => Some(v),
+            _ => None,
+        };
+        let matcher = visual.as_ref().unwrap_or(matcher);
         let mut all = Vec::new();
         let mut anchors = Vec::new();
         for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
-            let model = self.model(number, page_id)?;
-            let mut found = page_matches(model, matcher, edit);
+            self.model(number, page_id)?;
+            let model = &self.models[&number];
+            let (fonts, doc) = (&mut self.fonts, &self.doc);
+            let glyphs = &model.glyphs.glyphs;
+            let mut drawn = |g: usize| {
+                let f = fonts.get(doc, &glyphs[g].font)?;
+                f.font.program_chars(glyphs[g].code)
+            };
+            let mut found = page_matches(model, matcher, edit, redact.then_some(&mut drawn));
             if let Some(r) = &scope.region {
                 found.retain(|m| inside(m.bbox, r.bbox));
             }
@@ -378,6 +394,23 @@ impl Run {
             scope.anchor.is_some(),
             scope.occurrence,
         ))
+    }
+
+    /// Whether `matcher` finds anything on the `wanted` pages (cut glyphs included).
+    fn any_match(
+        &mut self,
+        pages: &BTreeMap<u32, ObjectId>,
+        wanted: &BTreeSet<u32>,
+        matcher: &find::Matcher,
+        edit: &Edit,
+    ) -> Result<bool, Error> {
+        for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
+            let model = self.model(number, page_id)?;
+            if !page_matches(model, matcher, edit, Some(&mut |_| None)).is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Restores the document; cached fonts go too, because object ids of a rolled-back

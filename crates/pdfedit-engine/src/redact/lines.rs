@@ -107,6 +107,7 @@ fn search(model: &PageModel, order: &[usize], re: &Regex) -> Vec<Match> {
                 replacement: String::new(),
                 bbox_user,
                 bbox: model.geom.display_box(bbox_user),
+                unicode_cuts: Vec::new(),
             });
         }
     }

@@ -14,6 +14,7 @@
 //! are searched again; every place the string still occurs is listed in `residual[]`.
 
 mod appearances;
+pub(crate) mod clusters;
 mod content;
 mod decoders;
 mod fax_g3;
@@ -48,6 +49,8 @@ struct PagePlan {
     geom: crate::edit::text::PageGeom,
     /// Per match: how far glyph ink may reach beyond the boxes (user space).
     ink_margins: Vec<f64>,
+    /// Fonts whose text map lost the matched text of glyphs that stay drawn.
+    text_maps: Vec<String>,
 }
 
 fn pad(b: [f64; 4], m: f64) -> [f64; 4] {
@@ -95,6 +98,13 @@ pub(crate) fn apply(
         let page_id = pages[&page];
         run.model(page, page_id)?;
         let model = &run.models[&page];
+        // Glyphs that stay drawn but lose the matched text from their font's text map;
+        // matches made only of such glyphs change no drawing.
+        let cuts: Vec<(usize, String)> = ms
+            .iter()
+            .flat_map(|m| m.unicode_cuts.iter().cloned())
+            .collect();
+        let ms: Vec<Match> = ms.into_iter().filter(|m| !m.glyphs.is_empty()).collect();
         // A word of an invisible OCR layer over a scan is redacted like any other: its
         // glyphs go, and the image pixels under its box (the word as seen) are zeroed.
         let placements = images::placements(&run.doc, model);
@@ -118,6 +128,9 @@ pub(crate) fn apply(
         })
         .map_err(|e| ("unsupported_layout", e))
         .and_then(|plan| {
+            if ms.is_empty() {
+                return Ok((Vec::new(), Vec::new()));
+            }
             for (sid, bytes) in &plan.streams {
                 streams::write_stream(&mut run.doc, model, *sid, bytes)
                     .map_err(|e| ("unsupported_layout", e))?;
@@ -127,9 +140,15 @@ pub(crate) fn apply(
                 images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
             content::draw_boxes(&mut run.doc, page_id, &boxes).map_err(|e| ("engine_error", e))?;
             Ok((plan.boxes, masked))
+        })
+        .and_then(|(boxes, masked)| {
+            let maps = clusters::rewrite_text_maps(&mut run.doc, model, &cuts)
+                .map_err(|e| ("unsupported_layout", e))?;
+            Ok((boxes, masked, maps))
         });
         match outcome {
-            Ok((boxes, images)) => plans.push(PagePlan {
+            Ok((boxes, images, text_maps)) => plans.push(PagePlan {
+                text_maps,
                 ink_margins: ms
                     .iter()
                     .map(|m| {
@@ -199,6 +218,15 @@ fn verify_and_commit(
                 report = verify::compare(&before, &after, &areas)?;
             }
         }
+        if report.changed_pixels_outside > 0 {
+            // Type 3 bitmap glyphs PDFium now snaps a row higher or lower.
+            let boxes = type3_boxes(run, plan);
+            let snapped = noise::snapped_bitmap_glyphs(&boxes, &before, &after);
+            if !snapped.is_empty() {
+                areas.extend(snapped);
+                report = verify::compare(&before, &after, &areas)?;
+            }
+        }
         collateral += report.changed_pixels_outside;
         if let Some(b) = report
             .bbox_of_changes
@@ -227,6 +255,14 @@ fn verify_and_commit(
                 after_png,
                 field: None,
                 value: None,
+            });
+        }
+        for map in &plan.text_maps {
+            removals.push(Removal {
+                edit_index: edit.index,
+                kind: "font_text_map",
+                page: Some(plan.page),
+                location: map.clone(),
             });
         }
         for img in &plan.images {
@@ -261,8 +297,39 @@ fn verify_and_commit(
     }
     run.current = new_bytes;
     run.result.changes.extend(changes);
+    if removals.iter().any(|r| r.kind == "font_text_map") {
+        // Cached fonts hold the text maps as they were.
+        run.fonts = crate::edit::fonts::DocFonts::default();
+    }
     run.result.removed.extend(removals);
     Ok(())
+}
+
+/// Boxes (top-left points) of the glyphs of Type 3 fonts on the plan's page that the
+/// redaction keeps.
+fn type3_boxes(run: &mut Run, plan: &PagePlan) -> Vec<[f64; 4]> {
+    let Some(model) = run.models.get(&plan.page) else {
+        return Vec::new();
+    };
+    let removed: HashSet<usize> = plan
+        .matches
+        .iter()
+        .flat_map(|m| m.glyphs.iter().copied())
+        .collect();
+    let (fonts, doc) = (&mut run.fonts, &run.doc);
+    model
+        .glyphs
+        .glyphs
+        .iter()
+        .enumerate()
+        .filter(|(i, g)| {
+            !removed.contains(i)
+                && fonts
+                    .get(doc, &g.font)
+                    .is_some_and(|f| f.font.kind() == pdf_fonts::FontKind::Type3)
+        })
+        .map(|(_, g)| plan.geom.display_box(g.bbox))
+        .collect()
 }
 
 /// The ink of the removed glyphs as PDFium drew it before (tight glyph boxes, top-left
@@ -413,6 +480,13 @@ pub(crate) fn finish(
     }
     run.doc.prune_objects();
     run.current = save(&run.doc)?;
-    run.result.residual = residual::search(&run.current, &redacts)?;
+    // Right-to-left phrases are searched in visual order as well (see Run::find).
+    let visual: Vec<(&Edit, Matcher)> = redacts
+        .iter()
+        .filter_map(|(e, m)| crate::edit::find::visual_order(m).map(|v| (*e, v)))
+        .collect();
+    let mut searched = redacts.clone();
+    searched.extend(visual.iter().map(|(e, m)| (*e, m)));
+    run.result.residual = residual::search(&run.current, &searched)?;
     Ok(())
 }

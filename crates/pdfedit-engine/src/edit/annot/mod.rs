@@ -160,7 +160,7 @@ fn find(run: &Run, views: &[View], edit: &Edit, matcher: &Matcher) -> Vec<Vec<Ma
     for (vi, view) in views.iter().enumerate() {
         // select() works per page: each annotation counts as its own page here.
         let key = u32::try_from(vi).unwrap_or(u32::MAX);
-        for mut m in page_matches(&view.model, matcher, edit) {
+        for mut m in page_matches(&view.model, matcher, edit, None) {
             let on_page = transform_rect(&view.to_page, m.bbox_user);
             m.bbox = display_box(&run.doc, view.cand.page_id, on_page);
             if scope
