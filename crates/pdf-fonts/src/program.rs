@@ -257,41 +257,38 @@ impl Program {
     /// Every character the program's Unicode cmap maps to `gid` (none without a cmap).
     /// Walks the cmap on each call: meant for the few glyphs a redaction cuts.
     pub fn chars_of_gid(&self, gid: u16) -> Vec<char> {
-        self.face(|f| {
-            let mut out = Vec::new();
-            let Some(cmap) = f.tables().cmap else {
-                return out;
-            };
-            for sub in cmap.subtables.into_iter().filter(|s| s.is_unicode()) {
-                sub.codepoints(|cp| {
-                    if sub.glyph_index(cp).is_some_and(|g| g.0 == gid) {
-                        if let Some(c) = char::from_u32(cp).filter(|c| !out.contains(c)) {
-                            out.push(c);
-                        }
-                    }
-                });
+        let mut out = Vec::new();
+        self.each_unicode_mapping(|g, c| {
+            if g == gid && !out.contains(&c) {
+                out.push(c);
             }
-            out
-        })
-        .unwrap_or_default()
+        });
+        out
     }
 
     fn read_gid_chars(&self) -> HashMap<u16, char> {
-        self.face(|f| {
-            let mut map = HashMap::new();
-            let Some(cmap) = f.tables().cmap else {
-                return map;
+        let mut map = HashMap::new();
+        self.each_unicode_mapping(|g, c| {
+            map.entry(g).or_insert(c);
+        });
+        map
+    }
+
+    /// Calls `f(glyph id, character)` for every mapping of the program's Unicode cmap
+    /// subtables, in subtable order.
+    fn each_unicode_mapping(&self, mut f: impl FnMut(u16, char)) {
+        self.face(|face| {
+            let Some(cmap) = face.tables().cmap else {
+                return;
             };
             for sub in cmap.subtables.into_iter().filter(|s| s.is_unicode()) {
                 sub.codepoints(|cp| {
                     if let (Some(c), Some(g)) = (char::from_u32(cp), sub.glyph_index(cp)) {
-                        map.entry(g.0).or_insert(c);
+                        f(g.0, c);
                     }
                 });
             }
-            map
-        })
-        .unwrap_or_default()
+        });
     }
 
     /// CFF CID-keyed fonts: CID → glyph id through the charset. `None` for name-keyed CFF,

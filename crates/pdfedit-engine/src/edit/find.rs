@@ -142,8 +142,8 @@ pub(crate) fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize
     }
 }
 
-/// What a glyph draws according to its font program's own cmap (folded to compatibility
-/// forms), by glyph index; `None` when that cannot be known.
+/// What a glyph draws according to its font program's own cmap, by glyph index; `None`
+/// when that cannot be known.
 pub(crate) type DrawnChars<'a> = &'a mut dyn FnMut(usize) -> Option<Vec<char>>;
 
 /// Every match on one page, in reading order. A match that covers only part of a glyph's

@@ -78,7 +78,10 @@ pub(crate) fn settle(
             .map_or(s, |p| s + p);
         let (gs, ge) = glyph_bytes(line, g, at);
         let matched: Vec<char> = line.text[gs.max(s)..ge.min(e)].chars().collect();
-        if gs < s || ge > e {
+        // The glyph's own text must be what the line shows for it: the rest becomes its
+        // new text map entry.
+        let whole = page.glyphs.glyphs[g].unicode.as_deref() == Some(&line.text[gs..ge]);
+        if (gs < s || ge > e) && whole {
             let rest: String =
                 format!("{}{}", &line.text[gs..s.max(gs)], &line.text[e.min(ge)..ge]);
             let rest_chars: Vec<char> = rest.chars().collect();

@@ -123,25 +123,28 @@ pub(crate) fn apply(
             .flat_map(|m| m.glyphs.iter().copied())
             .map(|g| (g, widths::dropped(&run.doc, &mut run.fonts, &glyphs[g])))
             .collect();
-        let outcome = content::plan(model, &ms, &|g| vertical.contains(&g), &|g| {
-            dropped.get(&g).copied().unwrap_or_default()
-        })
-        .map_err(|e| ("unsupported_layout", e))
-        .and_then(|plan| {
-            if ms.is_empty() {
-                return Ok((Vec::new(), Vec::new()));
-            }
-            for (sid, bytes) in &plan.streams {
-                streams::write_stream(&mut run.doc, model, *sid, bytes)
-                    .map_err(|e| ("unsupported_layout", e))?;
-            }
-            let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
-            let masked =
-                images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
-            content::draw_boxes(&mut run.doc, page_id, &boxes).map_err(|e| ("engine_error", e))?;
-            Ok((plan.boxes, masked))
-        })
-        .and_then(|(boxes, masked)| {
+        // Only matches with glyphs to remove change the drawing.
+        let drawn = if ms.is_empty() {
+            Ok((Vec::new(), Vec::new()))
+        } else {
+            content::plan(model, &ms, &|g| vertical.contains(&g), &|g| {
+                dropped.get(&g).copied().unwrap_or_default()
+            })
+            .map_err(|e| ("unsupported_layout", e))
+            .and_then(|plan| {
+                for (sid, bytes) in &plan.streams {
+                    streams::write_stream(&mut run.doc, model, *sid, bytes)
+                        .map_err(|e| ("unsupported_layout", e))?;
+                }
+                let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
+                let masked =
+                    images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
+                content::draw_boxes(&mut run.doc, page_id, &boxes)
+                    .map_err(|e| ("engine_error", e))?;
+                Ok((plan.boxes, masked))
+            })
+        };
+        let outcome = drawn.and_then(|(boxes, masked)| {
             let maps = clusters::rewrite_text_maps(&mut run.doc, model, &cuts)
                 .map_err(|e| ("unsupported_layout", e))?;
             Ok((boxes, masked, maps))
