@@ -13,10 +13,16 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 # --- Debian packages -------------------------------------------------------------------
 APT_PACKAGES=(
   build-essential pkg-config python3 python3-pip python3-venv ca-certificates curl
-  poppler-utils poppler-data qpdf tesseract-ocr tesseract-ocr-eng
+  poppler-utils poppler-data qpdf
+  tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa
+  tesseract-ocr-ita tesseract-ocr-por tesseract-ocr-nld
+  chromium
   fonts-liberation fonts-crosextra-carlito fonts-crosextra-caladea fonts-urw-base35 fonts-dejavu-core
   fonts-ipafont-mincho fonts-ipafont-gothic
 )
+# tesseract-ocr-*: the OCR languages of options.ocr_languages (eng default; more by adding
+# packs here). chromium: the account pages' browser tests (playwright-core drives Debian's
+# build; nothing is downloaded by the test tool).
 # fonts-ipafont-*: PDFium drops the glyphs of a non-embedded Japanese font (Ryumin-Light,
 # GothicBBB-Medium) from the text layer, and draws nothing, when no system font covers
 # them. poppler-data: pdftotext (the tests' reference) needs its CMaps for the same files.

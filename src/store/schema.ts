@@ -24,6 +24,10 @@ export interface AccountsTable {
   /** `whsec_` + base62: signs outbound job webhooks. Never logged. */
   webhook_secret: string;
   created_at: number;
+  /** When the document-integrity terms were accepted (SPEC rule 12); null until then. */
+  terms_accepted_at: number | null;
+  /** The version of the terms accepted (see migration 0006_terms). */
+  terms_version: string | null;
 }
 
 export interface ApiKeysTable {

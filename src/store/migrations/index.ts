@@ -4,6 +4,7 @@ import { files } from './0002_files.js';
 import { billing } from './0003_billing.js';
 import { idempotency } from './0004_idempotency.js';
 import { jobs } from './0005_jobs.js';
+import { terms } from './0006_terms.js';
 
 /**
  * Every migration, by name. Kysely runs them in the order of their names, so a new one
@@ -15,4 +16,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0003_billing': billing,
   '0004_idempotency': idempotency,
   '0005_jobs': jobs,
+  '0006_terms': terms,
 };
