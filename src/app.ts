@@ -2,14 +2,20 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from './config.js';
-import { ApiError } from './domain/api-error.js';
+import { ApiError } from './kernel/api-error.js';
 import auth from './plugins/app/auth.js';
 import db from './plugins/app/db.js';
 import engine from './plugins/app/engine.js';
 import errors from './plugins/app/errors.js';
+import jsonBody from './plugins/app/json-body.js';
 import rateLimit from './plugins/app/rate-limit.js';
 import requestId from './plugins/app/request-id.js';
 import retention from './plugins/app/retention.js';
+import schemas from './plugins/app/schemas.js';
+import { buildValidator } from './plugins/app/validators.js';
+import cookie from './plugins/external/cookie.js';
+import csrf from './plugins/external/csrf.js';
+import swagger from './plugins/external/swagger.js';
 import jobsPlugin from './queue/plugin.js';
 import account from './routes/account.js';
 import batch from './routes/batch.js';
@@ -32,8 +38,14 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   fastify.decorate('config', opts.config);
   await fastify.register(requestId);
   await fastify.register(errors);
-  // Before every route: it records them all for /openapi.json.
+  await fastify.register(jsonBody);
+  // Before every route: the named schemas they refer to, and @fastify/swagger, which
+  // records every route for /openapi.json.
+  await fastify.register(schemas);
+  await fastify.register(swagger);
   await fastify.register(docs);
+  await fastify.register(cookie);
+  await fastify.register(csrf);
   await fastify.register(db);
   await fastify.register(auth);
   await fastify.register(rateLimit);
@@ -67,6 +79,8 @@ export function serverOptions(config: Config): FastifyServerOptions {
       // Unknown members are refused, never silently dropped (API-DECISIONS.md conventions).
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
+    // Bodies are validated without type coercion (see validators.ts).
+    schemaController: { compilersFactory: { buildValidator: buildValidator() } },
     routerOptions: { ignoreTrailingSlash: true },
     // Requests Node's HTTP parser refuses (bad header bytes, oversized headers) never reach
     // a route; they still get the error envelope rather than Fastify's default body.

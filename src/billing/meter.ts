@@ -1,6 +1,6 @@
 import { type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
-import { ApiError } from '../domain/api-error.js';
-import { randomBase62 } from '../domain/random-token.js';
+import { ApiError } from '../kernel/api-error.js';
+import { randomBase62 } from '../kernel/random-token.js';
 import type { BillingSchema } from '../store/billing-schema.js';
 import type { Database } from '../store/schema.js';
 import { CREDIT_PACKS, type CreditPack } from './plans.js';

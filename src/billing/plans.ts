@@ -80,13 +80,9 @@ export const PLANS: Record<PlanName, Plan> = {
   },
 };
 
-/** Plans an account can hold (keyless is not an account plan). */
-export const ACCOUNT_PLANS = ['free', 'starter', 'growth', 'scale'] as const;
-export type AccountPlan = (typeof ACCOUNT_PLANS)[number];
-
-export function isAccountPlan(value: string): value is AccountPlan {
-  return (ACCOUNT_PLANS as readonly string[]).includes(value);
-}
+// The plan names an account can hold are defined with the principal (src/kernel), which
+// imports nothing; they are handed on here, beside the numbers of each plan.
+export { ACCOUNT_PLANS, type AccountPlan, isAccountPlan } from '../kernel/principal.js';
 
 /** Credit packs (SPEC "Limits"): pages that never expire, used after the monthly allowance. */
 export const CREDIT_PACKS = {

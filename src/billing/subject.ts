@@ -1,4 +1,4 @@
-import type { Principal } from '../domain/principal.js';
+import type { Principal } from '../kernel/principal.js';
 import type { MeterMode } from '../store/billing-schema.js';
 import { clientAddressGroup } from './client-ip.js';
 import { PLANS, type PlanName, TEST_MODE_MONTHLY_PAGES } from './plans.js';

@@ -8,8 +8,8 @@ import {
   getWebhookSecret,
   rotateWebhookSecret,
 } from '../domain/accounts.js';
-import { ApiError } from '../domain/api-error.js';
 import { createKey, revokeKey } from '../domain/api-keys.js';
+import { ApiError } from '../kernel/api-error.js';
 import { migrateToLatest, openDatabase } from '../store/db.js';
 import type { Database } from '../store/schema.js';
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError } from './io.js';

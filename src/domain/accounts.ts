@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { type AccountPlan, isAccountPlan } from '../billing/plans.js';
+import { ApiError } from '../kernel/api-error.js';
+import { randomBase62 } from '../kernel/random-token.js';
 import type { Database } from '../store/schema.js';
-import { ApiError } from './api-error.js';
-import { randomBase62 } from './random-token.js';
 
 export interface Account {
   id: string;

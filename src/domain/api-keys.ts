@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { KeyMode, Principal } from '../kernel/principal.js';
+import { base62Length, randomBase62 } from '../kernel/random-token.js';
 import type { Database } from '../store/schema.js';
 import { toAccountPlan } from './accounts.js';
-import type { KeyMode, Principal } from './principal.js';
-import { base62Length, randomBase62 } from './random-token.js';
 
 /** 24 random bytes = 192 bits: far beyond guessing, so a fast hash is the right store
  * (a slow KDF protects low-entropy passwords, not random keys; Stripe and GitHub agree). */

@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.js';
+import { ApiError } from '../kernel/api-error.js';
 
 /**
  * Records of a batch from CSV (RFC 4180): the header row names the placeholders, each

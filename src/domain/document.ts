@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { PLANS } from '../billing/plans.js';
 import type { DocInfo } from '../engine/types.js';
-import { ApiError } from './api-error.js';
-import type { Principal } from './principal.js';
+import { ApiError } from '../kernel/api-error.js';
+import type { Principal } from '../kernel/principal.js';
 import { resolveSource, type SourceInput } from './source.js';
 
 export interface OpenedDocument {

@@ -1,6 +1,6 @@
 import type { EngineEdit } from '../engine/types.js';
+import { ApiError } from '../kernel/api-error.js';
 import type { Edit, EditOptions } from '../schemas/edit.js';
-import { ApiError } from './api-error.js';
 import { resolvePages } from './page-range.js';
 
 /** Members each op takes; anything else on that edit is refused by name, never ignored. */

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
+import type { KeyMode } from '../kernel/principal.js';
+import { randomBase62 } from '../kernel/random-token.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { FileKind, FileRow, FilesSchema } from '../store/files-schema.js';
 import type { Database } from '../store/schema.js';
-import type { KeyMode } from './principal.js';
-import { randomBase62 } from './random-token.js';
 
 export type { FileKind, FileRow } from '../store/files-schema.js';
 

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { clientAddressGroup } from '../billing/client-ip.js';
+import { ApiError } from '../kernel/api-error.js';
+import type { Principal } from '../kernel/principal.js';
 import type { IdempotencyRecordsTable, IdempotencySchema } from '../store/idempotency-schema.js';
 import type { Database } from '../store/schema.js';
-import { ApiError } from './api-error.js';
-import type { Principal } from './principal.js';
 
 /**
  * Idempotency for POST /v1/edit and POST /v1/batch (SPEC "POST /v1/edit", Idempotency).
@@ -52,6 +53,16 @@ export interface IdempotentResponse {
   headers: Record<string, string>;
   /** A JSON value, or the bytes of a binary answer (a PDF). */
   body: unknown;
+}
+
+/**
+ * Sends an answer as the record holds it: a replay keeps its status (a stored 4xx too),
+ * headers and body. Routes type their replies per status; a replayed answer is whatever
+ * the first request answered, so it goes out through the untyped reply.
+ */
+export function sendAnswer(reply: { send(payload: unknown): unknown }, answer: IdempotentResponse) {
+  const untyped = reply as FastifyReply;
+  return untyped.code(answer.status).headers(answer.headers).send(answer.body);
 }
 
 export interface IdempotencyOptions {

@@ -2,12 +2,13 @@ import { buffer } from 'node:stream/consumers';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AccountPlan } from '../billing/plans.js';
+import { ApiError } from '../kernel/api-error.js';
+import { randomBase62 } from '../kernel/random-token.js';
+import { precheckUrl } from '../net/safe-fetch.js';
 import type { Edit, EditOptions } from '../schemas/edit.js';
 import type { JobKind, JobRecordRow, JobRow, JobStatus, JobsSchema } from '../store/jobs-schema.js';
 import type { Database } from '../store/schema.js';
-import { ApiError } from './api-error.js';
 import { createStoredFile, type FileOwner, findFileById } from './files.js';
-import { randomBase62 } from './random-token.js';
 
 /**
  * Jobs as the API sees them (SPEC "States", API-DECISIONS "GET /v1/jobs"): created by
@@ -54,21 +55,15 @@ export function newJobId(): string {
   return `job_${randomBase62(16)}`;
 }
 
-/** `options.webhook_url`: an absolute http(s) URL; where it points is checked at delivery
- * (the address policy applies to every attempt, so a name cannot be re-pointed later). */
-export function checkWebhookUrl(url: string | undefined): string | null {
+/**
+ * `options.webhook_url`: an absolute http(s) URL without credentials, refused at request
+ * time (400) when the address policy refuses it without DNS (an IP literal, a local name).
+ * Where a name points is checked again at every delivery attempt, at connect time, so a
+ * name cannot be re-pointed to a private address later.
+ */
+export function checkWebhookUrl(url: string | undefined, allowPrivate: boolean): string | null {
   if (url === undefined) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ApiError('invalid_request', 'options.webhook_url is not an absolute URL.');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new ApiError('invalid_request', 'options.webhook_url must be an http or https URL.');
-  if (parsed.username || parsed.password)
-    throw new ApiError('invalid_request', 'options.webhook_url must not carry a user name or password.');
-  return parsed.toString();
+  return precheckUrl('options.webhook_url', url, allowPrivate).toString();
 }
 
 /** Rows inserted per statement (SQLite caps the bound variables of one statement). */
@@ -77,7 +72,7 @@ const RECORD_CHUNK = 400;
 /** Stores the input document and the job (and a batch's records) as `queued`. */
 export async function createJob(svc: Services, job: NewJob): Promise<JobRow> {
   const { db, blobs, config } = svc;
-  const webhookUrl = checkWebhookUrl(job.options?.webhook_url);
+  const webhookUrl = checkWebhookUrl(job.options?.webhook_url, config.allowPrivateUrls);
   const now = config.now();
   const input = await createStoredFile(db, blobs, job.owner, {
     kind: 'upload',
@@ -207,12 +202,15 @@ export function jobEntry(row: JobRow, progressDone: number) {
 }
 
 /** GET /v1/jobs/{id}: the entry, plus the finished body (a sync edit's, plus records[] for a batch). */
-export async function jobBody(db: Db, row: JobRow): Promise<Record<string, unknown>> {
+export async function jobBody(
+  db: Db,
+  row: JobRow,
+): Promise<ReturnType<typeof jobEntry> & Record<string, unknown>> {
   const done = row.kind === 'batch' && !FINISHED.has(row.status) ? await finishedRecordCount(db, row.id) : 0;
   const entry = jobEntry(row, done);
   if (!FINISHED.has(row.status) || row.result === null) return entry;
   const result = JSON.parse(row.result) as Record<string, unknown>;
-  const body: Record<string, unknown> = { ...result, ...entry };
+  const body: ReturnType<typeof jobEntry> & Record<string, unknown> = { ...result, ...entry };
   if (row.kind === 'batch') body.records = await batchRecords(db, row.id);
   return body;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
+import { randomBase62 } from '../kernel/random-token.js';
 import type { Database } from '../store/schema.js';
 import type { FileOwner } from './files.js';
-import { randomBase62 } from './random-token.js';
 
 /**
  * Outputs of keyless edits need an owner row (files reference accounts). They belong to

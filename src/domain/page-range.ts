@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.js';
+import { ApiError } from '../kernel/api-error.js';
 
 /**
  * Resolves a page range (array of 1-based numbers, or "1-3,7") against a document's page

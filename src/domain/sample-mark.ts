@@ -1,4 +1,4 @@
-import type { Principal } from './principal.js';
+import type { Principal } from '../kernel/principal.js';
 
 /** The text of the SAMPLE mark (SPEC rule 12; API-DECISIONS "Test and live keys"). */
 export const SAMPLE_MARK = 'SAMPLE';

@@ -1,10 +1,10 @@
 import { buffer } from 'node:stream/consumers';
 import type { FastifyInstance } from 'fastify';
 import { PLANS } from '../billing/plans.js';
-import { safeFetch } from '../net/safe-fetch.js';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../kernel/api-error.js';
+import type { Principal } from '../kernel/principal.js';
+import { precheckUrl, safeFetch } from '../net/safe-fetch.js';
 import { findFile } from './files.js';
-import type { Principal } from './principal.js';
 
 /** `source` of a request (SPEC "Source", API-DECISIONS "Source"). */
 export interface SourceInput {
@@ -84,13 +84,11 @@ async function fromUrl(
   plan: (typeof PLANS)[keyof typeof PLANS],
   url: string,
 ): Promise<Buffer> {
-  // Text that is no URL at all is a malformed request (400); 502 is for fetches that fail.
-  if (!URL.canParse(url)) {
-    throw new ApiError('invalid_request', 'source.url is not an absolute URL.', {
-      hint: 'Send a complete address such as https://example.com/document.pdf.',
-    });
-  }
   const { fetch, allowPrivateUrls } = fastify.config;
+  // What can be refused without a network call (no URL at all, another scheme, userinfo,
+  // a private address literal, a local name) is a malformed request (400); 502 is for
+  // fetches that fail, including a name that resolves to a refused address.
+  precheckUrl('source.url', url, allowPrivateUrls);
   const planMax = plan.maxFileBytes;
   // Over the plan's size is the caller's 413; over the service's own fetch cap (when that is
   // the smaller one) is a fetch failure, 502.

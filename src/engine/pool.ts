@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { PROJECT_ROOT } from '../config.js';
-import { ApiError } from '../domain/api-error.js';
-import { isErrorCode } from '../domain/error-codes.js';
+import { ApiError } from '../kernel/api-error.js';
+import { isErrorCode } from '../kernel/error-codes.js';
 import type {
   DocInfo,
   EditTask,

@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import { Agent, request } from 'undici';
-import { ApiError } from '../domain/api-error.js';
-import type { ErrorCode } from '../domain/error-codes.js';
+import { ApiError } from '../kernel/api-error.js';
+import type { ErrorCode } from '../kernel/error-codes.js';
 import { isForbiddenAddress, isIpLiteral } from './address-policy.js';
 
 export { isForbiddenAddress } from './address-policy.js';
@@ -68,7 +68,44 @@ export function guardedLookup(forbidden: (ip: string) => boolean) {
   };
 }
 
-/** Scheme, userinfo and IP-literal checks of one hop, before any socket is opened. */
+/**
+ * Host names that only ever name this machine (RFC 6761 `localhost`) or a private network
+ * (RFC 6762 `.local`, RFC 8375 `home.arpa`, the private-use `.internal`, where cloud
+ * metadata services live). They are judged without DNS, as the address kind they stand
+ * for, so the answer does not depend on the resolver of the day.
+ */
+const LOOPBACK_NAME = /(^|\.)localhost$/i;
+const PRIVATE_NAME = /(^|\.)(local|internal|home\.arpa|localdomain)$/i;
+
+/**
+ * Why a URL must not be fetched, judged without any network call (scheme, userinfo, an IP
+ * literal or a local name the policy refuses), or undefined when it may be tried. The
+ * policy is `forbidden`, the same function the connect-time lookup applies.
+ */
+export function urlRefusal(url: URL, forbidden: (ip: string) => boolean): string | undefined {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`;
+  }
+  // Credentials in a URL end up in logs and in Referer-like places; refuse rather than strip.
+  if (url.username || url.password) return 'URLs with a user name or password are not fetched.';
+  // The WHATWG parser has already normalised 0x7f000001, 2130706433, 0177.0.0.1 and 127.1
+  // to 127.0.0.1, so the literal check sees the address the socket would use. Literal
+  // addresses never reach the lookup, hence this check here.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIpLiteral(host)) {
+    return forbidden(host) ? 'The URL points to a private, loopback or reserved address.' : undefined;
+  }
+  const name = host.replace(/\.+$/, '');
+  if (
+    (LOOPBACK_NAME.test(name) && forbidden('127.0.0.1')) ||
+    (PRIVATE_NAME.test(name) && forbidden('10.0.0.1'))
+  ) {
+    return 'The URL names a local or private host.';
+  }
+  return undefined;
+}
+
+/** The checks of urlRefusal for one hop, before any socket is opened: 502 when refused. */
 export function checkUrl(raw: string, forbidden: (ip: string) => boolean, base?: URL): URL {
   let url: URL;
   try {
@@ -78,17 +115,31 @@ export function checkUrl(raw: string, forbidden: (ip: string) => boolean, base?:
       base ? 'The URL redirected to an invalid Location.' : 'The URL is not a valid absolute URL.',
     );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw upstream(`Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`);
+  const refusal = urlRefusal(url, forbidden);
+  if (refusal) throw upstream(refusal);
+  return url;
+}
+
+/**
+ * The request-time check of a URL the service will fetch or call later (`source.url`,
+ * `records_url`, `options.webhook_url`): what can be refused without a network call is a
+ * 400 naming the member, before any work. What only DNS can tell is refused at connect
+ * time by the same policy (guardedLookup), which is also what stops DNS rebinding.
+ */
+export function precheckUrl(field: string, raw: string, allowPrivate: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ApiError('invalid_request', `${field} is not an absolute URL.`, {
+      hint: 'Send a complete address such as https://example.com/document.pdf.',
+    });
   }
-  // Credentials in a URL end up in logs and in Referer-like places; refuse rather than strip.
-  if (url.username || url.password) throw upstream('URLs with a user name or password are not fetched.');
-  // The WHATWG parser has already normalised 0x7f000001, 2130706433, 0177.0.0.1 to
-  // 127.0.0.1, so the literal check sees the address the socket would use. Literal
-  // addresses never reach the lookup, hence this check here.
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isIpLiteral(host) && forbidden(host)) {
-    throw upstream('The URL points to a private, loopback or reserved address.');
+  const refusal = urlRefusal(url, (ip) => isForbiddenAddress(ip, allowPrivate));
+  if (refusal) {
+    throw new ApiError('invalid_request', `${field}: ${refusal}`, {
+      hint: 'The service only reaches public http(s) addresses, without credentials in the URL.',
+    });
   }
   return url;
 }

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { Agent, request } from 'undici';
 import { getWebhookSecret } from '../domain/accounts.js';
-import { randomBase62 } from '../domain/random-token.js';
+import { randomBase62 } from '../kernel/random-token.js';
 import type { JobsSchema } from '../store/jobs-schema.js';
 import type { Database } from '../store/schema.js';
 import { isForbiddenAddress } from './address-policy.js';

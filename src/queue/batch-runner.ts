@@ -1,11 +1,11 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { charge } from '../billing/meter.js';
-import { ApiError } from '../domain/api-error.js';
 import { fillEdits, MissingPlaceholderError } from '../domain/batch-placeholders.js';
 import { toEngineEdits } from '../domain/edit-request.js';
 import { type JobRequest, jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
 import { runEdit } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
+import { ApiError } from '../kernel/api-error.js';
 import { Edits } from '../schemas/edit.js';
 import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
 import { finishJob } from './finish.js';

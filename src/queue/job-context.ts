@@ -2,8 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { usageOf } from '../billing/meter.js';
 import type { AccountPlan } from '../billing/plans.js';
 import type { BillingSubject } from '../billing/subject.js';
-import type { ApiError } from '../domain/api-error.js';
 import type { EditServices } from '../domain/run-edit.js';
+import type { ApiError } from '../kernel/api-error.js';
 import type { JobRow } from '../store/jobs-schema.js';
 
 /** What a job's runner (edit job or batch shard) gets from the JobRunner. */

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { ApiError } from '../domain/api-error.js';
 import { toEngineEdits } from '../domain/edit-request.js';
 import { jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
 import { allFailedBody, runEdit } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
+import { ApiError } from '../kernel/api-error.js';
 import { runBatchShard } from './batch-runner.js';
 import { finishJob } from './finish.js';
 import { errorResult, jobOwner, jobSubject, type RunnerContext, type RunnerServices } from './job-context.js';

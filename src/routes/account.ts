@@ -3,6 +3,8 @@ import { usageOf } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
 import { allowanceOf, billingSubject } from '../billing/subject.js';
 import { LimitsResponse, UsageResponse } from '../schemas/account.js';
+import { errorResponses } from '../schemas/errors.js';
+import { ref } from '../schemas/ref.js';
 import { isoSeconds } from '../schemas/time.js';
 
 /** GET /v1/limits and GET /v1/usage: what the calling key may do and has used. */
@@ -11,7 +13,14 @@ export default async function accountRoutes(fastify: FastifyInstance): Promise<v
 
   fastify.get(
     '/v1/limits',
-    { onRequest: rl, schema: { response: { 200: LimitsResponse } } },
+    {
+      onRequest: rl,
+      schema: {
+        summary: 'Plan limits',
+        tags: ['account'],
+        response: { 200: ref(LimitsResponse), ...errorResponses(401, 429) },
+      },
+    },
     async (request) => {
       const p = request.principal!;
       const plan = PLANS[p.plan];
@@ -32,7 +41,16 @@ export default async function accountRoutes(fastify: FastifyInstance): Promise<v
 
   fastify.get(
     '/v1/usage',
-    { onRequest: rl, schema: { response: { 200: UsageResponse } } },
+    {
+      onRequest: rl,
+      schema: {
+        summary: 'Usage of the period',
+        description:
+          'Calendar month (UTC). Allowance first, then credit-pack pages; an OCR page counts five.',
+        tags: ['account'],
+        response: { 200: ref(UsageResponse), ...errorResponses(401, 429) },
+      },
+    },
     async (request) => {
       const subject = billingSubject(request.principal, request.ip);
       const u = await usageOf(fastify.db, subject, fastify.config.now());

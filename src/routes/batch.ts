@@ -1,16 +1,21 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { quotaCheck } from '../billing/meter.js';
 import { PLANS, type Plan } from '../billing/plans.js';
 import { billingSubject } from '../billing/subject.js';
-import { ApiError } from '../domain/api-error.js';
 import { parseCsvRecords } from '../domain/batch-csv.js';
 import { fillEdits, placeholdersOf } from '../domain/batch-placeholders.js';
 import { openSource } from '../domain/document.js';
 import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
-import { hashBody, idempotencyScope, withIdempotency } from '../domain/idempotency.js';
+import { hashBody, idempotencyScope, sendAnswer, withIdempotency } from '../domain/idempotency.js';
 import { checkWebhookUrl, createJob } from '../domain/jobs.js';
-import { safeFetch } from '../net/safe-fetch.js';
+import { ApiError } from '../kernel/api-error.js';
+import { precheckUrl, safeFetch } from '../net/safe-fetch.js';
 import { BatchBody } from '../schemas/batch.js';
+import { IdempotencyHeaders } from '../schemas/common.js';
+import { errorResponses } from '../schemas/errors.js';
+import { ref } from '../schemas/ref.js';
+import { Queued } from '../schemas/results.js';
 
 function tooMany(count: number, plan: Plan): ApiError {
   return new ApiError(
@@ -22,7 +27,6 @@ function tooMany(count: number, plan: Plan): ApiError {
 
 /** `records_url`: a CSV fetched like a source URL (SSRF-safe, capped); 502 when the fetch fails. */
 async function fetchRecords(fastify: FastifyInstance, url: string, plan: Plan) {
-  if (!URL.canParse(url)) throw new ApiError('invalid_request', 'records_url is not an absolute URL.');
   const { config } = fastify;
   const fetched = await safeFetch(url, {
     maxBytes: config.jobs.csvMaxBytes,
@@ -42,10 +46,31 @@ async function fetchRecords(fastify: FastifyInstance, url: string, plan: Plan) {
 }
 
 /** POST /v1/batch: the template edited once per record, as a job (202); one output per record. */
-export default async function batchRoutes(fastify: FastifyInstance): Promise<void> {
-  fastify.post<{ Body: BatchBody }>(
+export default async function batchRoutes(app: FastifyInstance): Promise<void> {
+  const fastify = app.withTypeProvider<TypeBoxTypeProvider>();
+  fastify.post(
     '/v1/batch',
-    { schema: { body: BatchBody }, onRequest: [fastify.requireKey, fastify.rateLimit] },
+    {
+      schema: {
+        summary: 'Batch edit',
+        description:
+          'The template edited once per record, as a job. `records` (inline objects) or `records_url` ' +
+          '(a CSV with a header row naming the placeholders, fetched like source.url). `{name}` in find, ' +
+          'replace, text and form values takes the record value; a record without a value for a ' +
+          'placeholder fails on its own (records[].error), the batch goes on. Records per batch: free 50, ' +
+          'starter 1,000, growth 10,000, scale 50,000 (413 over it). Quota is checked against every page ' +
+          'of every record (402 refuses the whole batch); the batch is billed once, for the pages its ' +
+          'records touched. `options.webhook_url` receives `job.done`.',
+        tags: ['edit'],
+        headers: IdempotencyHeaders,
+        body: ref(BatchBody),
+        response: {
+          202: ref(Queued, { description: 'Queued; one output per record.' }),
+          ...errorResponses(400, 401, 402, 403, 404, 409, 413, 422, 429, 500, 502, 504),
+        },
+      },
+      onRequest: [fastify.requireKey, fastify.rateLimit],
+    },
     async (request, reply) => {
       const principal = request.principal!;
       const body = request.body;
@@ -55,7 +80,10 @@ export default async function batchRoutes(fastify: FastifyInstance): Promise<voi
         throw new ApiError('invalid_request', 'A batch needs exactly one of "records" or "records_url".');
       }
       checkOptions(body.options);
-      checkWebhookUrl(body.options?.webhook_url);
+      // Every URL of the request is checked before any of them is fetched.
+      checkWebhookUrl(body.options?.webhook_url, config.allowPrivateUrls);
+      if (body.records_url !== undefined)
+        precheckUrl('records_url', body.records_url, config.allowPrivateUrls);
       if (body.records && body.records.length > plan.maxBatchRecords)
         throw tooMany(body.records.length, plan);
       const records = body.records ?? (await fetchRecords(fastify, body.records_url!, plan));
@@ -102,8 +130,7 @@ export default async function batchRoutes(fastify: FastifyInstance): Promise<voi
           return { status: 202, headers: {}, body: { job_id: job.id } };
         },
       );
-      reply.code(answer.status).headers(answer.headers);
-      return reply.send(answer.body);
+      return sendAnswer(reply, answer);
     },
   );
 }

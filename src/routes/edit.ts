@@ -1,10 +1,8 @@
-import multipart from '@fastify/multipart';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { quotaCheck } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
 import { billingSubject } from '../billing/subject.js';
-import { ApiError } from '../domain/api-error.js';
 import { type OpenedDocument, openSource } from '../domain/document.js';
 import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
 import type { FileOwner } from '../domain/files.js';
@@ -12,44 +10,33 @@ import {
   hashBody,
   type IdempotentResponse,
   idempotencyScope,
+  sendAnswer,
   withIdempotency,
 } from '../domain/idempotency.js';
-import { createJob } from '../domain/jobs.js';
+import { checkWebhookUrl, createJob } from '../domain/jobs.js';
 import { keylessFileOwner } from '../domain/keyless-owner.js';
-import type { Principal } from '../domain/principal.js';
 import { runEdit } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
-import {
-  type Edit,
-  EditBody,
-  type EditOptions,
-  EditOptions as EditOptionsSchema,
-  Edits,
-} from '../schemas/edit.js';
+import { ApiError } from '../kernel/api-error.js';
+import type { Principal } from '../kernel/principal.js';
+import multipartForms from '../plugins/external/multipart.js';
+import { Binary, IdempotencyHeaders } from '../schemas/common.js';
+import { type Edit, EditBody, type EditOptions } from '../schemas/edit.js';
+import { errorResponses } from '../schemas/errors.js';
+import { ref } from '../schemas/ref.js';
+import { EditResult, Queued } from '../schemas/results.js';
+import { readEditForm } from './edit-form.js';
 
-const editsCheck = TypeCompiler.Compile(Edits);
-const optionsCheck = TypeCompiler.Compile(EditOptionsSchema);
-const bodyCheck = TypeCompiler.Compile(EditBody);
-
-/** A multipart field holding JSON, checked against the same schema as the JSON form. */
-function parseJsonField<T>(
-  name: string,
-  raw: string,
-  check: { Check(v: unknown): boolean; Errors(v: unknown): Iterable<{ path: string; message: string }> },
-): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new ApiError('invalid_request', `The multipart field "${name}" is not valid JSON.`);
-  }
-  if (!check.Check(value)) {
-    const first = [...check.Errors(value)][0];
-    const where = `${name}${first?.path.replaceAll('/', '.') ?? ''}`;
-    throw new ApiError('invalid_request', `${where}: ${first?.message ?? 'is invalid'}.`);
-  }
-  return value as T;
-}
+/** The multipart form of POST /v1/edit, for the document (the route reads the parts itself). */
+const MultipartEdit = Type.Object(
+  {
+    file: Binary,
+    edits: Type.String({ description: 'JSON array of edit objects.' }),
+    options: Type.Optional(Type.String({ description: 'JSON object of options.' })),
+    password: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
 
 interface EditInput {
   doc: OpenedDocument;
@@ -65,32 +52,8 @@ async function readMultipart(
   principal: Principal | undefined,
 ): Promise<EditInput> {
   const plan = PLANS[principal?.plan ?? 'keyless'];
-  let file: Buffer | undefined;
-  let edits: Edit[] | undefined;
-  let options: EditOptions | undefined;
-  let password: string | undefined;
-  for await (const part of request.parts({
-    limits: { fileSize: plan.maxFileBytes, files: 1, fields: 3, parts: 4 },
-  })) {
-    if (part.type === 'file') {
-      if (part.fieldname !== 'file')
-        throw new ApiError('invalid_request', `Unknown multipart file field "${part.fieldname}".`);
-      file = await part.toBuffer();
-    } else if (part.fieldname === 'edits') {
-      edits = parseJsonField<Edit[]>('edits', String(part.value), editsCheck);
-    } else if (part.fieldname === 'options') {
-      options = parseJsonField<EditOptions>('options', String(part.value), optionsCheck);
-    } else if (part.fieldname === 'password') {
-      password = String(part.value);
-    } else {
-      throw new ApiError('invalid_request', `Unknown multipart field "${part.fieldname}".`, {
-        hint: 'The multipart form takes file, edits, options and password only.',
-      });
-    }
-  }
-  if (!file) throw new ApiError('invalid_request', 'The multipart form needs a "file" part with the PDF.');
-  if (!edits)
-    throw new ApiError('invalid_request', 'The multipart form needs an "edits" field (a JSON array).');
+  const { file, edits, options, password } = await readEditForm(request, plan.maxFileBytes);
+  checkWebhookUrl(options?.webhook_url, fastify.config.allowPrivateUrls);
   const info = await fastify.engine.open(file, password);
   if (info.pageCount > plan.maxPages) {
     throw new ApiError(
@@ -119,12 +82,43 @@ async function outputOwner(fastify: FastifyInstance, principal: Principal | unde
  * tier, counted per client address group (20 pages a day, the keyless rate limit). Large or
  * `options.async` edits of keyed callers become jobs (202).
  */
+const description =
+  'JSON (`source`, `edits`, `options`) or multipart (`file`, `edits`, `options`, `password`). ' +
+  'Over the sync page limit (free 20 pages, starter 30, growth and scale 50), with `options.async` ' +
+  'or with `options.webhook_url` the answer is 202 with a job: poll GET /v1/jobs/{job_id} or ' +
+  'receive `job.done`. ' +
+  'Quota is checked before any work against the document page count (the worst case). ' +
+  'Asynchronous edits need a key. ' +
+  'The key is optional: without an Authorization header the call runs on the keyless free tier ' +
+  '(20 pages a day per client address, IPv6 counted by /64; 10 requests a minute; `source.url` or ' +
+  'multipart, not `file_id`). Outputs of keyless calls and of `sk_test_` keys carry a small light-grey ' +
+  '"SAMPLE" mark in a corner of every page (it extracts as the text SAMPLE) and the warning `sample_mark`; ' +
+  'live keys never get it.';
+
 export default async function editRoutes(fastify: FastifyInstance): Promise<void> {
-  await fastify.register(multipart, { limits: { fieldSize: 1024 * 1024 } });
+  await fastify.register(multipartForms);
 
   // The key is optional: keyless callers try the API on the free tier (SPEC Authentication 3).
   const onRequest = [fastify.optionalKey, fastify.rateLimit];
-  fastify.post('/v1/edit', { onRequest }, async (request, reply) => {
+  const schema = {
+    summary: 'Edit a PDF',
+    description,
+    tags: ['edit'],
+    headers: IdempotencyHeaders,
+    // Fastify validates the JSON form; the multipart form's parts are read and checked by
+    // readMultipart (its schema is in config.openapi, for the document).
+    body: { content: { 'application/json': { schema: ref(EditBody) } } },
+    response: {
+      200: {
+        description: 'The result, or the PDF with `Accept: application/pdf`.',
+        content: { 'application/json': { schema: ref(EditResult) }, 'application/pdf': { schema: Binary } },
+      },
+      202: ref(Queued, { description: 'Queued as a job.' }),
+      ...errorResponses(400, 401, 402, 403, 404, 409, 413, 422, 429, 500, 502, 504),
+    },
+  };
+  const config = { openapi: { body: { 'multipart/form-data': MultipartEdit } } };
+  fastify.post('/v1/edit', { onRequest, schema, config }, async (request, reply) => {
     const principal = request.principal;
     const { config, db } = fastify;
     let input: EditInput;
@@ -132,15 +126,19 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
     if (request.isMultipart()) {
       input = await readMultipart(fastify, request, principal);
     } else {
-      if (!bodyCheck.Check(request.body)) {
-        const first = [...bodyCheck.Errors(request.body)][0];
+      // Only the JSON form is validated against EditRequest (schema.body above); any other
+      // body Fastify parses (text/plain) or none at all never reaches the edit.
+      if (request.mediaType !== 'application/json' || typeof request.body !== 'object' || !request.body) {
         throw new ApiError(
           'invalid_request',
-          `body${first?.path.replaceAll('/', '.') ?? ''}: ${first?.message ?? 'is invalid'}.`,
+          'Send the edit as JSON (application/json) or a multipart form.',
         );
       }
       const body = request.body as EditBody;
       rawBody = body;
+      // Before the source is fetched: a webhook the policy refuses is a 400 now, not a
+      // delivery that fails later.
+      checkWebhookUrl(body.options?.webhook_url, config.allowPrivateUrls);
       input = {
         doc: await openSource(fastify, principal, body.source),
         sourceFileId: body.source.file_id,
@@ -253,7 +251,6 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
         return { status: 200, headers: {}, body };
       },
     );
-    reply.code(answer.status).headers(answer.headers);
-    return reply.send(answer.body);
+    return sendAnswer(reply, answer);
   });
 }

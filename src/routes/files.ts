@@ -1,24 +1,23 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { PLANS } from '../billing/plans.js';
-import { ApiError } from '../domain/api-error.js';
 import { deleteFile, findFileById, markStored, reserveFile, sweepExpiredFiles } from '../domain/files.js';
-import { randomBase62 } from '../domain/random-token.js';
+import { ApiError } from '../kernel/api-error.js';
+import { randomBase62 } from '../kernel/random-token.js';
 import { fileUrl, type TokenDirection, verifyFileToken } from '../net/tokens.js';
 import blobsPlugin from '../plugins/app/blobs.js';
+import { decodeJsonText } from '../plugins/app/json-body.js';
 import rateLimitPlugin from '../plugins/app/rate-limit.js';
-import { FileReservation } from '../schemas/files.js';
+import { Binary } from '../schemas/common.js';
+import { errorResponses } from '../schemas/errors.js';
+import { FileParams, FileReservation, FileReservationBody, TokenQuery } from '../schemas/files.js';
+import { ref } from '../schemas/ref.js';
 
 const FILE_ID = /^file_[0-9A-Za-z]{1,64}$/;
 const SWEEP_INTERVAL_MS = 10 * 60_000;
-
-interface FileParams {
-  file_id: string;
-}
-interface TokenQuery {
-  token?: string | string[];
-}
 
 /** ISO 8601 UTC to the second, as API-DECISIONS writes times (`2026-11-22T10:00:00Z`). */
 function isoSeconds(ms: number): string {
@@ -67,13 +66,16 @@ function notFound(fileId: string): ApiError {
  * Checking the token before the database also means an unsigned request costs no query.
  */
 function checkToken(
-  request: FastifyRequest<{ Params: FileParams; Querystring: TokenQuery }>,
+  request: {
+    params: { file_id: string };
+    query: { token?: string };
+    server: FastifyInstance;
+  },
   dir: TokenDirection,
 ) {
-  const raw = request.query.token;
-  const token = Array.isArray(raw) ? undefined : raw;
+  const token = request.query.token;
   if (!token) {
-    throw new ApiError('invalid_request', 'The "token" query parameter is missing (or given twice).', {
+    throw new ApiError('invalid_request', 'The "token" query parameter is missing.', {
       hint: 'Use the complete link returned by the API, including ?token=….',
     });
   }
@@ -91,7 +93,10 @@ function checkToken(
   }
 }
 
-async function fileRoutes(fastify: FastifyInstance): Promise<void> {
+const PdfBody = { 'application/pdf': Binary, 'application/octet-stream': Binary };
+
+async function fileRoutes(app: FastifyInstance): Promise<void> {
+  const fastify = app.withTypeProvider<TypeBoxTypeProvider>();
   // Upload bodies reach the handler as the raw request stream, never buffered whole; the
   // blob store counts them against the plan's limit while they arrive. Encapsulated here,
   // so other routes keep Fastify's default (refusing) handling of these types.
@@ -99,11 +104,18 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
     done(null, payload),
   );
   // POST /v1/files takes no members, and an empty JSON body is as good as `{}`.
+  // Replaces the service's JSON parser here only (this plugin is encapsulated).
+  fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser(
     'application/json',
-    { parseAs: 'string', bodyLimit: 4096 },
-    (_req, body, done) => {
-      const text = String(body).trim();
+    { parseAs: 'buffer', bodyLimit: 4096 },
+    (request, body, done) => {
+      let text: string;
+      try {
+        text = decodeJsonText(body as Buffer, request.headers['content-type']).trim();
+      } catch (err) {
+        return done(err as Error, undefined);
+      }
       if (text === '') return done(null, undefined);
       try {
         done(null, JSON.parse(text));
@@ -115,21 +127,26 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
 
   fastify.post(
     '/v1/files',
-    { onRequest: [fastify.requireKey, fastify.rateLimit], schema: { response: { 200: FileReservation } } },
+    {
+      onRequest: [fastify.requireKey, fastify.rateLimit],
+      // No body is as good as `{}`: the schema then sees `{}` (and refuses any member).
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      config: { openapi: { bodyOptional: true } },
+      schema: {
+        summary: 'Reserve an upload',
+        description:
+          'No body members (an empty body or `{}`). Then PUT the bytes to `upload_url` with `headers`.',
+        tags: ['files'],
+        body: FileReservationBody,
+        response: {
+          200: ref(FileReservation, { description: 'The reservation.' }),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
     async (request) => {
-      const body = request.body;
-      if (body !== undefined && body !== null) {
-        if (typeof body !== 'object' || Array.isArray(body)) {
-          throw new ApiError('invalid_request', 'The body must be empty or a JSON object without members.');
-        }
-        const member = Object.keys(body)[0];
-        if (member !== undefined) {
-          throw new ApiError(
-            'invalid_request',
-            `Unknown member "${member}" in body: POST /v1/files takes none.`,
-          );
-        }
-      }
       const principal = request.principal!;
       const file = await reserveFile(fastify.db, principal, {
         kind: 'upload',
@@ -153,8 +170,22 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
    * already be the source of a running job, and results are verified against the bytes
    * that were edited; replacing them in place would break both. Reserve a new file instead.
    */
-  fastify.put<{ Params: FileParams; Querystring: TokenQuery }>(
+  fastify.put(
     '/v1/files/:file_id/content',
+    {
+      config: { openapi: { body: PdfBody } },
+      schema: {
+        summary: 'Upload bytes',
+        description: 'Files are immutable: a second upload answers 400.',
+        tags: ['files'],
+        params: FileParams,
+        querystring: TokenQuery,
+        response: {
+          204: Type.Null({ description: 'Stored.' }),
+          ...errorResponses(400, 401, 404, 413),
+        },
+      },
+    },
     async (request, reply) => {
       checkToken(request, 'put');
       const { file_id: fileId } = request.params;
@@ -203,12 +234,27 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
           'This file was uploaded by another request; files are immutable.',
         );
       }
-      reply.code(204).send();
+      reply.code(204).send(null);
     },
   );
 
-  fastify.get<{ Params: FileParams; Querystring: TokenQuery }>(
+  fastify.get(
     '/v1/files/:file_id/content',
+    {
+      schema: {
+        summary: 'Download',
+        tags: ['files'],
+        params: FileParams,
+        querystring: TokenQuery,
+        response: {
+          200: {
+            description: 'The bytes.',
+            content: { 'application/pdf': { schema: Binary }, 'image/png': { schema: Binary } },
+          },
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
     async (request, reply) => {
       checkToken(request, 'get');
       const { file_id: fileId } = request.params;
@@ -235,9 +281,18 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  fastify.delete<{ Params: FileParams }>(
+  fastify.delete(
     '/v1/files/:file_id',
-    { onRequest: [fastify.requireKey, fastify.rateLimit] },
+    {
+      onRequest: [fastify.requireKey, fastify.rateLimit],
+      schema: {
+        summary: 'Delete a file',
+        description: 'Also deletes outputs and previews derived from it. Owner only.',
+        tags: ['files'],
+        params: FileParams,
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...errorResponses(401, 404, 429) },
+      },
+    },
     async (request, reply) => {
       const { file_id: fileId } = request.params;
       const principal = request.principal!;
@@ -246,7 +301,7 @@ async function fileRoutes(fastify: FastifyInstance): Promise<void> {
         FILE_ID.test(fileId) &&
         (await deleteFile(fastify.db, fastify.blobs, owner, fileId, fastify.config.now()));
       if (!deleted) throw notFound(fileId);
-      reply.code(204).send();
+      reply.code(204).send(null);
     },
   );
 }
@@ -274,5 +329,5 @@ export default fp(
     });
     fastify.addHook('onClose', async () => clearInterval(timer));
   },
-  { name: 'files', dependencies: ['db', 'auth'] },
+  { name: 'files', dependencies: ['db', 'auth', 'schemas'] },
 );

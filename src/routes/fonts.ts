@@ -2,7 +2,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { PROJECT_ROOT } from '../config.js';
+import { errorResponses } from '../schemas/errors.js';
 import { FontsResponse } from '../schemas/fonts.js';
+import { ref } from '../schemas/ref.js';
 
 interface FontEntry {
   name: string;
@@ -31,7 +33,14 @@ function installedFonts(): FontEntry[] {
 export default async function fontRoutes(fastify: FastifyInstance): Promise<void> {
   fastify.get(
     '/v1/fonts',
-    { onRequest: [fastify.requireKey, fastify.rateLimit], schema: { response: { 200: FontsResponse } } },
+    {
+      onRequest: [fastify.requireKey, fastify.rateLimit],
+      schema: {
+        summary: 'List fonts',
+        tags: ['read'],
+        response: { 200: ref(FontsResponse), ...errorResponses(401, 429) },
+      },
+    },
     async () => ({ fonts: installedFonts() }),
   );
 }

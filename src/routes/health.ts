@@ -1,7 +1,9 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { ApiError } from '../domain/api-error.js';
+import { ApiError } from '../kernel/api-error.js';
+import { errorResponses } from '../schemas/errors.js';
+import { Health } from '../schemas/health.js';
+import { ref } from '../schemas/ref.js';
 
 /** A health check that hangs is as bad as one that fails: give the database this long. */
 const DB_PING_TIMEOUT_MS = 2_000;
@@ -18,11 +20,17 @@ async function ping(fastify: FastifyInstance): Promise<void> {
   }
 }
 
-const HealthResponse = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false });
-
 /** GET /healthz (no key, SPEC "Endpoints"): 200 while the database answers. */
 export default async function health(fastify: FastifyInstance): Promise<void> {
-  fastify.get('/healthz', { schema: { response: { 200: HealthResponse } } }, async () => {
+  const schema = {
+    summary: 'Health check',
+    tags: ['service'],
+    response: {
+      200: ref(Health, { description: 'The API and its database answer.' }),
+      ...errorResponses(500),
+    },
+  };
+  fastify.get('/healthz', { schema }, async () => {
     try {
       await ping(fastify);
     } catch (err) {

@@ -1,27 +1,29 @@
-import { type Static, Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../domain/api-error.js';
 import { findJob, JOB_STATUSES, jobBody, listJobs } from '../domain/jobs.js';
+import { ApiError } from '../kernel/api-error.js';
+import { errorResponses } from '../schemas/errors.js';
+import { JobDetail, JobList, JobListQuery, JobParams } from '../schemas/jobs.js';
+import { ref } from '../schemas/ref.js';
 import type { JobStatus } from '../store/jobs-schema.js';
-
-const ListQuery = Type.Object(
-  {
-    since: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    status: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-  },
-  { additionalProperties: false },
-);
-type ListQuery = Static<typeof ListQuery>;
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** GET /v1/jobs and GET /v1/jobs/{job_id}: the caller's jobs (account and key mode) only. */
-export default async function jobRoutes(fastify: FastifyInstance): Promise<void> {
-  fastify.get<{ Querystring: ListQuery }>(
+export default async function jobRoutes(app: FastifyInstance): Promise<void> {
+  const fastify = app.withTypeProvider<TypeBoxTypeProvider>();
+  fastify.get(
     '/v1/jobs',
-    { schema: { querystring: ListQuery }, onRequest: [fastify.requireKey, fastify.rateLimit] },
+    {
+      schema: {
+        summary: 'List jobs',
+        description: "The calling key's jobs (its account and mode), newest first. Jobs are kept 30 days.",
+        tags: ['jobs'],
+        querystring: JobListQuery,
+        response: { 200: ref(JobList, { description: 'Newest first.' }), ...errorResponses(400, 401, 429) },
+      },
+      onRequest: [fastify.requireKey, fastify.rateLimit],
+    },
     async (request) => {
       const principal = request.principal!;
       const q = request.query;
@@ -51,9 +53,23 @@ export default async function jobRoutes(fastify: FastifyInstance): Promise<void>
     },
   );
 
-  fastify.get<{ Params: { job_id: string } }>(
+  fastify.get(
     '/v1/jobs/:job_id',
-    { onRequest: [fastify.requireKey, fastify.rateLimit] },
+    {
+      schema: {
+        summary: 'Get a job',
+        tags: ['jobs'],
+        params: JobParams,
+        response: {
+          200: ref(JobDetail, {
+            description:
+              'Running: status and progress; finished: the edit result (plus records for a batch).',
+          }),
+          ...errorResponses(401, 404, 429),
+        },
+      },
+      onRequest: [fastify.requireKey, fastify.rateLimit],
+    },
     async (request) => {
       const principal = request.principal!;
       const row = await findJob(

@@ -1,23 +1,14 @@
-import { type Static, Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../domain/api-error.js';
 import { openSource } from '../domain/document.js';
-import { Box, Source } from '../schemas/common.js';
+import { ApiError } from '../kernel/api-error.js';
+import { Binary } from '../schemas/common.js';
+import { errorResponses } from '../schemas/errors.js';
+import { PreviewBody } from '../schemas/preview.js';
+import { ref } from '../schemas/ref.js';
 
 /** SPEC "Limits": a preview is at most 200 KB. */
 export const PREVIEW_MAX_BYTES = 200 * 1024;
-
-export const PreviewBody = Type.Object(
-  {
-    source: Source,
-    page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-    region: Type.Optional(Box),
-    highlights: Type.Optional(Type.Array(Box, { maxItems: 500 })),
-    width: Type.Optional(Type.Integer({ minimum: 16, maximum: 2000, default: 1000 })),
-  },
-  { additionalProperties: false },
-);
-type PreviewBody = Static<typeof PreviewBody>;
 
 function checkBox(name: string, box: number[]): void {
   const [x0, y0, x1, y1] = box as [number, number, number, number];
@@ -26,10 +17,23 @@ function checkBox(name: string, box: number[]): void {
 }
 
 /** POST /v1/preview: a PNG of a page or a region of it, always within 200 KB (free). */
-export default async function previewRoutes(fastify: FastifyInstance): Promise<void> {
-  fastify.post<{ Body: PreviewBody }>(
+export default async function previewRoutes(app: FastifyInstance): Promise<void> {
+  const fastify = app.withTypeProvider<TypeBoxTypeProvider>();
+  fastify.post(
     '/v1/preview',
-    { schema: { body: PreviewBody }, onRequest: [fastify.requireKey, fastify.rateLimit] },
+    {
+      schema: {
+        summary: 'Render PNG',
+        description: 'Free. At most 200 KB.',
+        tags: ['read'],
+        body: ref(PreviewBody),
+        response: {
+          200: { description: 'The PNG.', content: { 'image/png': { schema: Binary } } },
+          ...errorResponses(400, 401, 404, 413, 422, 429, 500, 502, 504),
+        },
+      },
+      onRequest: [fastify.requireKey, fastify.rateLimit],
+    },
     async (request, reply) => {
       const { source, region, highlights } = request.body;
       const page = request.body.page ?? 1;

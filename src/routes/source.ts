@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { Binary } from '../schemas/common.js';
+import { errorResponses } from '../schemas/errors.js';
 import { buildEngineSourceArchive } from '../source/engine-source.js';
 
 /**
@@ -8,12 +10,26 @@ import { buildEngineSourceArchive } from '../source/engine-source.js';
  */
 export default async function sourceRoutes(fastify: FastifyInstance): Promise<void> {
   let archive: Buffer | undefined;
-  fastify.get('/source', { onRequest: [fastify.requireKey, fastify.rateLimit] }, async (_request, reply) => {
-    archive ??= buildEngineSourceArchive();
-    return reply
-      .type('application/gzip')
-      .header('Content-Disposition', 'attachment; filename="pdfedit-engine-source.tar.gz"')
-      .header('Cache-Control', 'private, max-age=3600')
-      .send(archive);
-  });
+  const schema = {
+    summary: 'Engine source archive',
+    description:
+      'gzip tar of the engine (crates, native addon, engine worker), its Dockerfile and the AGPL-3.0 licence. Not the gateway.',
+    tags: ['service'],
+    response: {
+      200: { description: 'The archive.', content: { 'application/gzip': { schema: Binary } } },
+      ...errorResponses(401, 429),
+    },
+  };
+  fastify.get(
+    '/source',
+    { onRequest: [fastify.requireKey, fastify.rateLimit], schema },
+    async (_request, reply) => {
+      archive ??= buildEngineSourceArchive();
+      return reply
+        .type('application/gzip')
+        .header('Content-Disposition', 'attachment; filename="pdfedit-engine-source.tar.gz"')
+        .header('Cache-Control', 'private, max-age=3600')
+        .send(archive);
+    },
+  );
 }

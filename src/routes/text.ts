@@ -1,29 +1,29 @@
-import { type Static, Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
-import { PageRange, Source } from '../schemas/common.js';
-
-export const TextBody = Type.Object(
-  {
-    source: Source,
-    pages: Type.Optional(PageRange),
-    layers: Type.Optional(
-      Type.Array(Type.Union([Type.Literal('text'), Type.Literal('forms')]), {
-        minItems: 1,
-        uniqueItems: true,
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-type TextBody = Static<typeof TextBody>;
+import { errorResponses } from '../schemas/errors.js';
+import { ref } from '../schemas/ref.js';
+import { TextBody, TextResult } from '../schemas/text.js';
 
 /** POST /v1/text: every text span and form field of the document (free, no pages billed). */
-export default async function textRoutes(fastify: FastifyInstance): Promise<void> {
-  fastify.post<{ Body: TextBody }>(
+export default async function textRoutes(app: FastifyInstance): Promise<void> {
+  const fastify = app.withTypeProvider<TypeBoxTypeProvider>();
+  fastify.post(
     '/v1/text',
-    { schema: { body: TextBody }, onRequest: [fastify.requireKey, fastify.rateLimit] },
+    {
+      schema: {
+        summary: 'Read text and forms',
+        description: 'Free: no pages billed.',
+        tags: ['read'],
+        body: ref(TextBody),
+        response: {
+          200: ref(TextResult, { description: 'Spans and form fields.' }),
+          ...errorResponses(400, 401, 404, 413, 422, 429, 500, 502, 504),
+        },
+      },
+      onRequest: [fastify.requireKey, fastify.rateLimit],
+    },
     async (request) => {
       const principal = request.principal!;
       const doc = await openSource(fastify, principal, request.body.source);
@@ -40,7 +40,7 @@ export default async function textRoutes(fastify: FastifyInstance): Promise<void
         page_count: doc.info.pageCount,
         pages: layers.includes('text') ? result.pages : [],
         fields: layers.includes('forms') ? result.fields : [],
-      };
+      } as typeof TextResult.static;
     },
   );
 }

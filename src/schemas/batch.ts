@@ -24,7 +24,15 @@ export const BatchBody = Type.Object(
     options: Type.Optional(EditOptions),
   },
   {
+    $id: 'BatchRequest',
     additionalProperties: false,
+    examples: [
+      {
+        template: { file_id: 'file_4Jq8x2' },
+        edits: [{ find: 'Dear Customer', replace: 'Dear {name}' }],
+        records: [{ name: 'Ada' }, { name: 'Grace' }],
+      },
+    ],
     description:
       'One of records or records_url. `{name}` in find, replace, text and form values is replaced per record.',
   },

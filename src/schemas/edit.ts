@@ -106,6 +106,18 @@ export type EditOptions = Static<typeof EditOptions>;
 
 export const EditBody = Type.Object(
   { source: Source, edits: Edits, options: Type.Optional(EditOptions) },
-  { additionalProperties: false },
+  {
+    $id: 'EditRequest',
+    additionalProperties: false,
+    description:
+      'JSON form of POST /v1/edit. The multipart form carries the same `edits` and `options` as JSON text.',
+    examples: [
+      {
+        source: { file_id: 'file_4Jq8x2' },
+        edits: [{ find: 'Amount Due', replace: 'Amount Owed' }],
+        options: { async: false },
+      },
+    ],
+  },
 );
 export type EditBody = Static<typeof EditBody>;

@@ -4,7 +4,7 @@ import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError } from '../domain/api-error.js';
+import { ApiError } from '../kernel/api-error.js';
 import { assertBlobKey, type BlobPutResult, type BlobReadResult, type BlobStore } from './blobs.js';
 
 function isMissing(err: unknown): boolean {

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Config } from '../config.js';
-import { ApiError } from '../domain/api-error.js';
+import { ApiError } from '../kernel/api-error.js';
 import { assertBlobKey, type BlobPutResult, type BlobReadResult, type BlobStore } from './blobs.js';
 
 function tooLarge(maxBytes: number): ApiError {

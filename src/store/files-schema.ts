@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { KeyMode } from '../domain/principal.js';
+import type { KeyMode } from '../kernel/principal.js';
 
 /**
  * The `files` table (migration 0002_files). Kept beside schema.ts rather than in it while

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { KeyMode } from '../domain/principal.js';
+import type { KeyMode } from '../kernel/principal.js';
 
 /**
  * Tables of migration 0005_jobs, reached through `db.withTables<JobsSchema>()` (as

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { KeyMode } from '../domain/principal.js';
+import type { KeyMode } from '../kernel/principal.js';
 
 /**
  * The database as Kysely sees it. One interface per table; later issues add tables here

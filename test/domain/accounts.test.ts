@@ -5,7 +5,7 @@ import {
   getWebhookSecret,
   normaliseEmail,
 } from '../../src/domain/accounts.js';
-import { ApiError } from '../../src/domain/api-error.js';
+import { ApiError } from '../../src/kernel/api-error.js';
 import { migrateToLatest, type OpenDatabase, openDatabase } from '../../src/store/db.js';
 import { DB_KINDS, makeTestEnv, type TestEnv } from '../helpers/env.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/api-error.js';
 import { parseCsvRecords } from '../../src/domain/batch-csv.js';
 import { fillEdits, MissingPlaceholderError, placeholdersOf } from '../../src/domain/batch-placeholders.js';
+import { ApiError } from '../../src/kernel/api-error.js';
 import type { Edit } from '../../src/schemas/edit.js';
 
 describe('parseCsvRecords', () => {

@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureAccount } from '../../src/domain/accounts.js';
-import { ApiError } from '../../src/domain/api-error.js';
 import { createKey } from '../../src/domain/api-keys.js';
 import {
   canonicalJson,
@@ -10,6 +9,7 @@ import {
   sweepIdempotencyRecords,
   withIdempotency,
 } from '../../src/domain/idempotency.js';
+import { ApiError } from '../../src/kernel/api-error.js';
 import auth from '../../src/plugins/app/auth.js';
 import db from '../../src/plugins/app/db.js';
 import errors from '../../src/plugins/app/errors.js';

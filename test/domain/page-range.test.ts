@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/api-error.js';
 import { resolvePages } from '../../src/domain/page-range.js';
+import { ApiError } from '../../src/kernel/api-error.js';
 
 describe('resolvePages', () => {
   it('defaults to every page', () => {

@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/api-error.js';
 import { markStored, reserveFile } from '../../src/domain/files.js';
-import type { Principal } from '../../src/domain/principal.js';
 import { resolveSource, type SourceInput } from '../../src/domain/source.js';
+import { ApiError } from '../../src/kernel/api-error.js';
+import type { Principal } from '../../src/kernel/principal.js';
 import blobs from '../../src/plugins/app/blobs.js';
 import db from '../../src/plugins/app/db.js';
 import { makeTestEnv, type TestEnv } from '../helpers/env.js';
@@ -104,11 +104,11 @@ describe('resolveSource', () => {
     expect(await code(owner, { file_id: 'file_x', url: `${base}/doc.pdf` })).toBe('invalid_request');
   });
 
-  it('fetches a URL, 413 over the plan size, 502 when the fetch fails', async () => {
+  it('fetches a URL, 413 over the plan size, 400 for a URL refused without fetching', async () => {
     const got = await resolveSource(app, owner, { url: `${base}/doc.pdf` });
     expect(got.bytes.equals(PDF)).toBe(true);
     expect(got.password).toBeUndefined();
     expect(await code(owner, { url: `${base}/big.pdf` })).toBe('too_large');
-    expect(await code(owner, { url: 'ftp://example.com/x.pdf' })).toBe('upstream_error');
+    expect(await code(owner, { url: 'ftp://example.com/x.pdf' })).toBe('invalid_request');
   });
 });

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ApiError } from '../../src/domain/api-error.js';
 import { EnginePool } from '../../src/engine/pool.js';
+import { ApiError } from '../../src/kernel/api-error.js';
 import { corpusPath } from '../helpers/corpus.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
 

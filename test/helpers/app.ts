@@ -3,7 +3,7 @@ import { buildServer } from '../../src/app.js';
 import type { AccountPlan } from '../../src/billing/plans.js';
 import { ensureAccount } from '../../src/domain/accounts.js';
 import { createKey } from '../../src/domain/api-keys.js';
-import type { KeyMode } from '../../src/domain/principal.js';
+import type { KeyMode } from '../../src/kernel/principal.js';
 import { type DbKind, makeTestEnv, type TestEnv } from './env.js';
 
 export interface TestApp {

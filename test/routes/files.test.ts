@@ -7,6 +7,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverOptions } from '../../src/app.js';
 import { ensureAccount } from '../../src/domain/accounts.js';
 import { createKey } from '../../src/domain/api-keys.js';
 import { markStored, reserveFile } from '../../src/domain/files.js';
@@ -15,6 +16,7 @@ import auth from '../../src/plugins/app/auth.js';
 import db from '../../src/plugins/app/db.js';
 import errors from '../../src/plugins/app/errors.js';
 import requestId from '../../src/plugins/app/request-id.js';
+import schemas from '../../src/plugins/app/schemas.js';
 import files from '../../src/routes/files.js';
 import type { S3BlobStore } from '../../src/store/blobs-s3.js';
 import type { FilesSchema } from '../../src/store/files-schema.js';
@@ -54,10 +56,13 @@ describe.each(DEPLOYMENTS)('/v1/files on $kind with $store blobs', ({ kind, stor
       };
     }
     env = await makeTestEnv(kind, { PUBLIC_BASE_URL: PUBLIC, ...extra });
-    app = Fastify();
+    // The service's validation settings (unknown members refused, bodies not coerced).
+    const { ajv, schemaController } = serverOptions(env.config);
+    app = Fastify({ ajv, schemaController });
     app.decorate('config', env.config);
     await app.register(requestId);
     await app.register(errors);
+    await app.register(schemas);
     await app.register(db);
     await app.register(auth);
     await app.register(files);

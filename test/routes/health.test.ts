@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import db from '../../src/plugins/app/db.js';
 import errors from '../../src/plugins/app/errors.js';
+import schemas from '../../src/plugins/app/schemas.js';
 import health from '../../src/routes/health.js';
 import { makeTestEnv, type TestEnv } from '../helpers/env.js';
 
@@ -19,6 +20,7 @@ describe('GET /healthz', () => {
     app = Fastify({ logger: false });
     app.decorate('config', env.config);
     await app.register(errors);
+    await app.register(schemas);
     await app.register(db);
     await app.register(health);
     await app.ready();

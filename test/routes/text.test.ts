@@ -222,7 +222,7 @@ describe.skipIf(!HAVE_CORPUS)('POST /v1/text on the corpus (../shared/corpus)', 
 });
 
 describe('POST /v1/text URL safety', () => {
-  it('refuses loopback URLs when private URLs are not allowed', async () => {
+  it('refuses loopback URLs at request time (400) when private URLs are not allowed', async () => {
     const t = await startApp('sqlite');
     try {
       const key = await t.newKey();
@@ -232,8 +232,9 @@ describe('POST /v1/text URL safety', () => {
         headers: bearer(key),
         payload: { source: { url: 'http://127.0.0.1:9/x.pdf' } },
       });
-      expect(res.statusCode).toBe(502);
-      expect(res.json().error.code).toBe('upstream_error');
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('invalid_request');
+      expect(res.json().error.message).toMatch(/^source\.url: .*private, loopback or reserved/);
     } finally {
       await t.close();
     }

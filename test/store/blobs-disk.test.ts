@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/api-error.js';
+import { ApiError } from '../../src/kernel/api-error.js';
 import { DiskBlobStore } from '../../src/store/blobs-disk.js';
 
 let dataDir: string;

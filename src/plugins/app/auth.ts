@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../../domain/api-error.js';
 import { lookupKey } from '../../domain/api-keys.js';
-import type { Principal } from '../../domain/principal.js';
+import { ApiError } from '../../kernel/api-error.js';
+import type { Principal } from '../../kernel/principal.js';
 
 export type KeyHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 

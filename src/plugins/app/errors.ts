@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../../domain/api-error.js';
+import { ApiError } from '../../kernel/api-error.js';
 
 /** Turns a Fastify/ajv validation error into a sentence that names the member at fault. */
 function describeValidation(err: FastifyError): string {
@@ -23,8 +23,14 @@ export function toApiError(err: unknown): ApiError {
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
-    case 'FST_FILES_LIMIT':
       return new ApiError('too_large', 'The request body is larger than allowed.');
+    // Counts of multipart parts are the form's shape, not its size: a malformed request.
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new ApiError('invalid_request', 'The multipart form has more parts than this operation takes.');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new ApiError('invalid_request', 'The body is not multipart/form-data.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('invalid_request', 'Unsupported Content-Type for this operation.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

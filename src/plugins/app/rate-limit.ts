@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { clientAddressGroup } from '../../billing/client-ip.js';
 import { PLANS } from '../../billing/plans.js';
-import { ApiError } from '../../domain/api-error.js';
+import { ApiError } from '../../kernel/api-error.js';
 import type { KeyHook } from './auth.js';
 
 const WINDOW_MS = 60_000;

@@ -1,0 +1,157 @@
+import { Type } from '@sinclair/typebox';
+import { Box, Link } from './common.js';
+import { OPEN, ref } from './ref.js';
+
+/** One applied edit of an edit result. */
+export const Change = Type.Object(
+  {
+    page: Type.Integer(),
+    op: Type.String({ description: 'replace, delete, redact, insert or form.' }),
+    edit_index: Type.Optional(Type.Integer({ description: 'Position of the edit in the request.' })),
+    find: Type.Optional(Type.String()),
+    replace: Type.Optional(Type.String()),
+    font_source: Type.Optional(
+      Type.String({
+        description:
+          'exact-embedded, exact-declared, metric-twin, look-alike, raster or none; for a font picked with style.font, its kind in GET /v1/fonts.',
+      }),
+    ),
+    font_used: Type.Optional(Type.String()),
+    verified: Type.Optional(Type.Boolean()),
+    collateral_pixels: Type.Optional(Type.Integer()),
+    box: Type.Optional(Box),
+    before_preview_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    after_preview_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    text: Type.Optional(Type.String({ description: 'insert: the text added.' })),
+    field: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: 'form: the fully qualified field name.' }),
+    ),
+    value: Type.Optional(
+      Type.Union([Type.String(), Type.Boolean(), Type.Array(Type.String()), Type.Null()], {
+        description:
+          'form: the value as read back from the output (checkbox: boolean; radio: the export value; multi-select list: array).',
+      }),
+    ),
+  },
+  {
+    $id: 'Change',
+    ...OPEN,
+    description:
+      'One applied edit (form: one entry per field that landed; font_source "none" for checkboxes and radios).',
+  },
+);
+
+/** An edit that matched nothing. */
+export const Unmatched = Type.Object(
+  { index: Type.Integer(), op: Type.String(), find: Type.Optional(Type.String()) },
+  { ...OPEN, description: 'An edit that matched nothing.' },
+);
+
+/** An edit found but not applied (rolled back or refused), with its stable reason. */
+export const Failed = Type.Object(
+  {
+    index: Type.Integer(),
+    op: Type.String(),
+    reason: Type.String({
+      description:
+        'collateral_change, overflow (also: a reflowed paragraph needs more room than is blank below it), missing_glyphs, no_metric_font, reflow_unsupported (fit: reflow on a paragraph that is not simple: several fonts, sizes or colours, not horizontal, inside a form XObject, hyphenated line ends; or with a style override), unsupported_layout, image_unsupported, scanned_text, annotation_text, field_not_found, field_ambiguous, value_not_accepted, readback_mismatch, …',
+    }),
+    message: Type.String(),
+    field: Type.Optional(Type.String()),
+  },
+  { ...OPEN, description: 'An edit found but not applied.' },
+);
+
+const Place = {
+  index: Type.Integer({ description: 'The redact edit.' }),
+  kind: Type.String(),
+  page: Type.Union([Type.Integer(), Type.Null()]),
+  where: Type.String(),
+};
+
+const Timings = Type.Object(
+  {
+    parse_ms: Type.Number({ description: 'Opening the document and reading page content.' }),
+    edit_ms: Type.Number({ description: 'Finding matches, planning and writing new content.' }),
+    render_ms: Type.Number({ description: 'Rendering pages before and after each edit.' }),
+    diff_ms: Type.Number({ description: 'Pixel comparison and preview crops.' }),
+    save_ms: Type.Number({ description: 'Writing (and re-encrypting) the document.' }),
+    mark_ms: Type.Number({ description: 'Adding the SAMPLE mark (0 without one).' }),
+    total_ms: Type.Number({ description: 'The whole engine call.' }),
+  },
+  {
+    ...OPEN,
+    description:
+      'Server-side time of the engine call per stage, in milliseconds (informational; not a stable performance promise).',
+  },
+);
+
+/** The members an edit result shares with a finished job and a batch record. */
+export const resultFields = {
+  changes: Type.Array(ref(Change)),
+  unmatched: Type.Array(Unmatched),
+  failed: Type.Array(Failed, { description: 'Edits found but not applied, each with a stable reason.' }),
+  warnings: Type.Array(Type.Any(), {
+    description: 'Stable warning codes (sample_mark, approx_font_used, …).',
+  }),
+  flatten_skipped: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'Form flatten: the fields left live because their value has no appearance to draw (the warning flatten_skipped names them here).',
+    }),
+  ),
+  removed: Type.Optional(
+    Type.Array(Type.Object(Place, OPEN), {
+      description:
+        'Redaction: each place outside the page text the string was removed from (image pixels, annotation, form_field, metadata, xmp, outline, structure, page_label, embedded_file, javascript, xfa).',
+    }),
+  ),
+  residual: Type.Optional(
+    Type.Array(Type.Object({ ...Place, text: Type.String() }, OPEN), {
+      description:
+        'Redaction: every place in the saved output where the string still occurs (page_text, stream, …). Empty when the redaction is complete.',
+    }),
+  ),
+  output: Type.Union([Link, Type.Null()], { description: 'The edited PDF (null when nothing changed).' }),
+};
+
+export const EditStatus = Type.Union(
+  [Type.Literal('done'), Type.Literal('partial'), Type.Literal('failed')],
+  {
+    description: 'done: every edit applied; partial: some; failed: none.',
+  },
+);
+
+/** 200 of POST /v1/edit (SPEC "Edit result"). */
+export const EditResult = Type.Object(
+  {
+    status: EditStatus,
+    ...resultFields,
+    usage: Type.Object(
+      {
+        pages_billed: Type.Integer(),
+        remaining: Type.Union([Type.Integer(), Type.Null()], {
+          description: 'Pages left this period (null: Starter overage, never refused).',
+        }),
+      },
+      OPEN,
+    ),
+    timings: Type.Optional(Timings),
+  },
+  {
+    $id: 'EditResult',
+    ...OPEN,
+    description: 'Result of an edit (200 of POST /v1/edit, and the body of a finished job).',
+  },
+);
+
+/** 202: the work continues as a job. */
+export const Queued = Type.Object(
+  { job_id: Type.String() },
+  {
+    $id: 'Queued',
+    ...OPEN,
+    description: 'The work continues as a job.',
+    examples: [{ job_id: 'job_7Hk2mQ' }],
+  },
+);
