@@ -1,0 +1,260 @@
+//! Finding an edit's text on the pages' lines: match modes and scope.
+
+use regex::{Regex, RegexBuilder};
+
+pub(crate) mod clusters;
+
+pub(crate) use clusters::DrawnChars;
+
+use crate::model::text::union;
+use crate::model::PageModel;
+use crate::types::{Edit, EditOp, MatchMode, Occurrence};
+
+/// Longest regular expression accepted.
+pub(crate) const MAX_PATTERN_CHARS: usize = 1000;
+/// Compiled-program and lazy-DFA size limits: with the regex crate's linear-time engines
+/// these bound both memory and run time per line.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// One occurrence of an edit's text.
+#[derive(Debug, Clone)]
+pub(crate) struct Match {
+    /// 1-based page.
+    pub page: u32,
+    /// Line index on the page.
+    pub line: usize,
+    /// Byte range in the line text.
+    pub start: usize,
+    /// End of the byte range.
+    pub end: usize,
+    /// Glyph indices (content order).
+    pub glyphs: Vec<usize>,
+    /// The text found.
+    pub found: String,
+    /// The text to draw instead.
+    pub replacement: String,
+    /// Box of the matched glyphs in user space.
+    pub bbox_user: [f64; 4],
+    /// Box in top-left display points.
+    pub bbox: [f64; 4],
+    /// Redaction only: glyphs that stay drawn but lose the matched text from their
+    /// `/ToUnicode` entry (glyph index, the entry's text left), because the font's own
+    /// cmap shows they draw none of it.
+    pub unicode_cuts: Vec<(usize, String)>,
+}
+
+/// A compiled `find`.
+pub(crate) enum Matcher {
+    Exact(String),
+    Word(String),
+    Pattern(Regex, bool),
+}
+
+/// Compiles the edit's `find` for its match mode; `Err` is an invalid request.
+pub(crate) fn compile(edit: &Edit) -> Result<Matcher, String> {
+    if edit.find.is_empty() {
+        return Err("find must not be empty".into());
+    }
+    let build = |p: &str, icase: bool| {
+        RegexBuilder::new(p)
+            .case_insensitive(icase)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map_err(|e| format!("invalid regular expression: {e}"))
+    };
+    Ok(match edit.match_mode {
+        MatchMode::Exact => Matcher::Exact(edit.find.clone()),
+        MatchMode::Word => Matcher::Word(edit.find.clone()),
+        MatchMode::Icase => Matcher::Pattern(build(&regex::escape(&edit.find), true)?, false),
+        MatchMode::Regex => {
+            if edit.find.chars().count() > MAX_PATTERN_CHARS {
+                return Err(format!("regex longer than {MAX_PATTERN_CHARS} characters"));
+            }
+            Matcher::Pattern(build(&edit.find, false)?, true)
+        }
+    })
+}
+
+/// The matcher for `find` in visual order (its characters reversed), for a phrase of
+/// right-to-left letters (Hebrew, Arabic, Syriac, Thaana, NKo…) and no regular
+/// expression; `None` otherwise.
+pub(crate) fn visual_order(m: &Matcher) -> Option<Matcher> {
+    let rtl = |t: &str| {
+        t.chars()
+            .any(|c| matches!(c as u32, 0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF))
+    };
+    let rev = |t: &str| t.chars().rev().collect::<String>();
+    match m {
+        Matcher::Exact(t) if rtl(t) => Some(Matcher::Exact(rev(t))),
+        Matcher::Word(t) if rtl(t) => Some(Matcher::Word(rev(t))),
+        _ => None,
+    }
+}
+
+fn is_word_char(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Byte ranges and replacements of every match in `text`.
+pub(crate) fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize, usize, String)> {
+    match m {
+        Matcher::Exact(n) => text
+            .match_indices(n.as_str())
+            .map(|(s, f)| (s, s + f.len(), replace.to_string()))
+            .collect(),
+        Matcher::Word(n) => text
+            .match_indices(n.as_str())
+            .filter(|(s, f)| {
+                let before = text[..*s].chars().next_back();
+                let after = text[s + f.len()..].chars().next();
+                !is_word_char(before) && !is_word_char(after)
+            })
+            .map(|(s, f)| (s, s + f.len(), replace.to_string()))
+            .collect(),
+        Matcher::Pattern(re, expand) => re
+            .captures_iter(text)
+            .filter_map(|c| {
+                let whole = c.get(0)?;
+                if whole.is_empty() {
+                    return None;
+                }
+                let mut out = String::new();
+                if *expand {
+                    c.expand(replace, &mut out);
+                } else {
+                    out.push_str(replace);
+                }
+                Some((whole.start(), whole.end(), out))
+            })
+            .collect(),
+    }
+}
+
+/// Every match on one page, in reading order. A match that covers only part of a glyph's
+/// text (a ligature, or a `/ToUnicode` entry holding more than its glyph draws) is
+/// skipped, except for a redaction (`drawn` given), which settles such glyphs with
+/// [`crate::find::clusters::settle`].
+pub(crate) fn page_matches(
+    page: &PageModel,
+    m: &Matcher,
+    edit: &Edit,
+    mut drawn: Option<DrawnChars<'_>>,
+) -> Vec<Match> {
+    let replace = match edit.op {
+        EditOp::Replace => edit.replace.as_str(),
+        _ => "",
+    };
+    let mut out = Vec::new();
+    for (li, line) in page.lines.iter().enumerate() {
+        for (s, e, replacement) in line_matches(m, &line.text, replace) {
+            let mut glyphs: Vec<usize> = Vec::new();
+            for gi in line.byte_glyph[s..e].iter().flatten() {
+                if glyphs.last() != Some(gi) && !glyphs.contains(gi) {
+                    glyphs.push(*gi);
+                }
+            }
+            let (Some(first), Some(last)) = (glyphs.first(), glyphs.last()) else {
+                continue;
+            };
+            let cut_before = s > 0 && line.byte_glyph[s - 1] == Some(*first);
+            let cut_after = line.byte_glyph.get(e).copied().flatten() == Some(*last);
+            let mut unicode_cuts = Vec::new();
+            if let Some(drawn) = drawn.as_mut() {
+                let settled = crate::find::clusters::settle(page, line, (s, e), glyphs, drawn);
+                glyphs = settled.0;
+                unicode_cuts = settled.1;
+            } else if cut_before || cut_after {
+                continue;
+            }
+            glyphs.sort_unstable();
+            let Some(bbox_user) = glyphs
+                .iter()
+                .chain(unicode_cuts.iter().map(|c| &c.0))
+                .map(|&g| page.glyphs.glyphs[g].bbox)
+                .reduce(union)
+            else {
+                continue;
+            };
+            out.push(Match {
+                page: page.number,
+                line: li,
+                start: s,
+                end: e,
+                glyphs,
+                found: line.text[s..e].to_string(),
+                replacement,
+                bbox_user,
+                bbox: page.geom.display_box(bbox_user),
+                unicode_cuts,
+            });
+        }
+    }
+    out
+}
+
+/// Where an anchor phrase ends on a page: (line, byte end), first occurrence.
+pub(crate) fn anchor_end(page: &PageModel, anchor: &str, icase: bool) -> Option<(usize, usize)> {
+    page.lines.iter().enumerate().find_map(|(li, l)| {
+        let pos = if icase {
+            l.text.to_lowercase().find(&anchor.to_lowercase())
+        } else {
+            l.text.find(anchor)
+        };
+        pos.map(|p| (li, p + anchor.len()))
+    })
+}
+
+/// Applies anchor and occurrence to matches already filtered by page, region and spans.
+pub(crate) fn select(
+    mut matches: Vec<Match>,
+    anchors: &[(u32, (usize, usize))],
+    anchor_given: bool,
+    occurrence: Option<Occurrence>,
+) -> Vec<Match> {
+    if anchor_given {
+        // Per page with an anchor: the matches after it; the first page that has one wins.
+        let mut after: Vec<Match> = Vec::new();
+        for (page, (line, end)) in anchors {
+            after = matches
+                .iter()
+                .filter(|m| m.page == *page && (m.line, m.start) >= (*line, *end))
+                .cloned()
+                .collect();
+            if !after.is_empty() {
+                break;
+            }
+        }
+        matches = after;
+        if occurrence.is_none() {
+            matches.truncate(1);
+        }
+    }
+    match occurrence {
+        None => matches,
+        Some(Occurrence::First) => matches.into_iter().take(1).collect(),
+        Some(Occurrence::Last) => matches.pop().into_iter().collect(),
+        Some(Occurrence::Nth(n)) => matches
+            .into_iter()
+            .nth(n.max(1) as usize - 1)
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// Whether box `inner` lies inside `outer` (1 pt tolerance).
+pub(crate) fn inside(inner: [f64; 4], outer: [f64; 4]) -> bool {
+    const TOL: f64 = 1.0;
+    inner[0] >= outer[0] - TOL
+        && inner[1] >= outer[1] - TOL
+        && inner[2] <= outer[2] + TOL
+        && inner[3] <= outer[3] + TOL
+}
+
+/// Whether two boxes overlap by at least half of `a`'s area.
+pub(crate) fn mostly_overlaps(a: [f64; 4], b: [f64; 4]) -> bool {
+    let w = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
+    let h = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
+    let area = ((a[2] - a[0]) * (a[3] - a[1])).max(1e-9);
+    w * h >= 0.5 * area
+}

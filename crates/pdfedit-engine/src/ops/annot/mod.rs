@@ -1,0 +1,379 @@
+//! Replace and delete of text shown by FreeText annotations: their /Contents, /RC and
+//! appearance stream, not the page content. Used only when the page content does not hold
+//! the match (the page-content path runs first).
+//!
+//! The appearance is edited in place in its own content stream (see [`appearance`]): the
+//! same planning as a page replace, so the new text is drawn in the appearance's own font
+//! when its subset has the glyphs, else a metric twin or a look-alike, at the same size,
+//! colour and place; border, fill and callout line stay as they are. Text that does not
+//! fit follows `fit` (auto: condense and shrink within the page floors, then let the rest
+//! of the line move when it still ends inside the annotation's text box; otherwise
+//! `overflow`). An appearance that cannot be read or edited (no /AP /N stream, a font the
+//! planner cannot write in) fails with `annotation_text`; regenerating it from /DA is not
+//! done (the form appearance generator draws single-line field text, not FreeText's
+//! wrapped, bordered and called-out boxes).
+//!
+//! Verified like a page edit: the page is rendered with its annotations before and after,
+//! and no pixel outside the annotation's /Rect may change.
+
+mod appearance;
+mod contents;
+mod holds;
+
+use std::collections::BTreeMap;
+
+use lopdf::{Document, Object};
+use pdf_content::interp::matrix::transform_rect;
+
+use crate::find::{anchor_end, inside, page_matches, select, Match, Matcher};
+use crate::model::fonts::DocFonts;
+use crate::model::text::display_box;
+use crate::plan::line::plan_page;
+use crate::plan::{streams, Planned, REFLOW_NEEDED};
+use crate::run::{timed, Run};
+use crate::save::save;
+use crate::types::{Change, Edit, EditOp, Fit, FontPolicy, MatchMode, Scope};
+use crate::verify;
+use crate::Error;
+use appearance::{Candidate, View};
+
+/// Annotations looked at per page; a page with more is not searched further.
+const MAX_ANNOTS_PER_PAGE: usize = 10_000;
+
+/// FreeText annotations (indirect ones) on the pages in `scope`.
+fn candidates(doc: &Document, scope: &Scope) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for (page, page_id) in doc.get_pages() {
+        if scope.pages.as_ref().is_some_and(|p| !p.contains(&page)) {
+            continue;
+        }
+        if scope.region.as_ref().is_some_and(|r| r.page != page) {
+            continue;
+        }
+        let Ok(dict) = doc.get_dictionary(page_id) else {
+            continue;
+        };
+        let annots = match dict.get(b"Annots").map(|o| doc.dereference(o)) {
+            Ok(Ok((_, Object::Array(a)))) => a,
+            _ => continue,
+        };
+        for a in annots.iter().take(MAX_ANNOTS_PER_PAGE) {
+            let Ok(annot_id) = a.as_reference() else {
+                continue;
+            };
+            let Ok(d) = doc.get_dictionary(annot_id) else {
+                continue;
+            };
+            if d.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"FreeText".as_slice()) {
+                out.push(Candidate {
+                    page,
+                    page_id,
+                    annot_id,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// One annotation's planned edit.
+struct Done {
+    view: View,
+    matches: Vec<Match>,
+    changes: Vec<Planned>,
+}
+
+/// Applies a replace or delete that found nothing in the page content to the FreeText
+/// annotations in scope. Returns whether the edit was dealt with (applied, or failed with a
+/// reason); false means nothing holds the text and the edit is unmatched.
+pub(crate) fn apply(
+    run: &mut Run,
+    edit: &Edit,
+    matcher: &Matcher,
+    policy: FontPolicy,
+) -> Result<bool, Error> {
+    let cands = candidates(&run.doc, &edit.scope);
+    if cands.is_empty() {
+        return Ok(false);
+    }
+    let snapshot = run.doc.clone();
+    let mut views = Vec::new();
+    for cand in cands {
+        if let Some(v) = appearance::open(&mut run.doc, &mut run.fonts, cand) {
+            views.push(v);
+        }
+    }
+    let selected = find(run, &views, edit, matcher);
+    if selected.iter().all(Vec::is_empty) {
+        run.rollback(snapshot);
+        if holds::freetext_holds(&run.doc, &edit.scope, matcher) {
+            run.fail(
+                edit,
+                "annotation_text",
+                "the text is only in a FreeText annotation whose appearance cannot be edited"
+                    .into(),
+            );
+            return Ok(true);
+        }
+        return Ok(false);
+    }
+    let mut done = Vec::new();
+    for (view, ms) in views.into_iter().zip(selected) {
+        if ms.is_empty() {
+            appearance::close(&mut run.doc, view.scratch_page, view.copy);
+            continue;
+        }
+        match plan(&mut run.doc, &mut run.fonts, &view, &ms, edit, policy) {
+            Ok(changes) => done.push(Done {
+                view,
+                matches: ms,
+                changes,
+            }),
+            Err((reason, message)) => {
+                run.rollback(snapshot);
+                run.fail(edit, reason, message);
+                return Ok(true);
+            }
+        }
+    }
+    for d in &done {
+        let pairs: Vec<(String, String)> = d
+            .matches
+            .iter()
+            .map(|m| (m.found.clone(), m.replacement.clone()))
+            .collect();
+        let committed = contents::update(&mut run.doc, d.view.cand.annot_id, &pairs)
+            .and_then(|()| appearance::commit(&mut run.doc, &d.view));
+        if let Err(message) = committed {
+            run.rollback(snapshot);
+            run.fail(edit, "annotation_text", message);
+            return Ok(true);
+        }
+    }
+    verify_and_keep(run, edit, snapshot, done)?;
+    Ok(true)
+}
+
+/// The matches in each view, after region, anchor and occurrence.
+fn find(run: &Run, views: &[View], edit: &Edit, matcher: &Matcher) -> Vec<Vec<Match>> {
+    let scope = &edit.scope;
+    let icase = edit.match_mode == MatchMode::Icase;
+    let mut all = Vec::new();
+    let mut anchors = Vec::new();
+    for (vi, view) in views.iter().enumerate() {
+        // select() works per page: each annotation counts as its own page here.
+        let key = u32::try_from(vi).unwrap_or(u32::MAX);
+        for mut m in page_matches(&view.model, matcher, edit, None) {
+            let on_page = transform_rect(&view.to_page, m.bbox_user);
+            m.bbox = display_box(&run.doc, view.cand.page_id, on_page);
+            if scope
+                .region
+                .as_ref()
+                .is_some_and(|r| !inside(m.bbox, r.bbox))
+            {
+                continue;
+            }
+            m.page = key;
+            all.push(m);
+        }
+        if let Some(a) = &scope.anchor {
+            if let Some(pos) = anchor_end(&view.model, a, icase) {
+                anchors.push((key, pos));
+            }
+        }
+    }
+    // Spans of the text layer do not cover annotations: span_ids never select them.
+    if scope.span_ids.is_some() {
+        all.clear();
+    }
+    let mut out: Vec<Vec<Match>> = views.iter().map(|_| Vec::new()).collect();
+    for mut m in select(all, &anchors, scope.anchor.is_some(), scope.occurrence) {
+        let vi = m.page as usize;
+        m.page = views[vi].cand.page;
+        out[vi].push(m);
+    }
+    out
+}
+
+/// Plans and writes one annotation's matches into its appearance copy.
+///
+/// `fit: auto` first keeps the rest of the line in place (condensing and shrinking within
+/// the page floors); when that overflows, and `fit: none` always, the rest of the line is
+/// taken into the replacement so it moves along, and the line must then end inside the
+/// annotation's text box (`overflow` otherwise). `reflow` fits like auto here.
+fn plan(
+    doc: &mut Document,
+    fonts: &mut DocFonts,
+    view: &View,
+    ms: &[Match],
+    edit: &Edit,
+    policy: FontPolicy,
+) -> Result<Vec<Planned>, (&'static str, String)> {
+    let mut first = edit.clone();
+    if first.fit == Fit::Reflow {
+        first.fit = Fit::Auto;
+    }
+    let before = doc.clone();
+    let outcome = match first.fit {
+        Fit::None if edit.op != EditOp::Delete => Err(("overflow", String::new())),
+        _ => plan_once(doc, fonts, view, ms, &first, policy),
+    };
+    let outcome = match outcome {
+        Err((reason, message)) if reason == "overflow" && first.fit != Fit::Shrink => {
+            match with_rest_of_line(view, ms) {
+                Some(extended) => {
+                    *doc = before;
+                    *fonts = DocFonts::default();
+                    plan_once(doc, fonts, view, &extended, &first, policy)
+                }
+                None => Err((reason, message)),
+            }
+        }
+        other => other,
+    };
+    let changes = outcome?;
+    if !appearance::text_stays_inside(doc, fonts, view) {
+        return Err((
+            "overflow",
+            "the new text does not fit the annotation's box".into(),
+        ));
+    }
+    Ok(changes)
+}
+
+/// The matches with the rest of their line taken in (found and replacement both), so the
+/// rest moves along with the new text; None when a line holds more than one match.
+fn with_rest_of_line(view: &View, ms: &[Match]) -> Option<Vec<Match>> {
+    let mut lines: Vec<usize> = ms.iter().map(|m| m.line).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    if lines.len() != ms.len() {
+        return None;
+    }
+    let model = &view.model;
+    ms.iter()
+        .map(|m| {
+            let line = model.lines.get(m.line)?;
+            let rest = line.text.get(m.end..)?;
+            let mut glyphs = m.glyphs.clone();
+            for g in line.byte_glyph.get(m.end..)?.iter().flatten() {
+                if !glyphs.contains(g) {
+                    glyphs.push(*g);
+                }
+            }
+            glyphs.sort_unstable();
+            let mut e = m.clone();
+            e.end = line.text.len();
+            e.found = format!("{}{rest}", m.found);
+            e.replacement = format!("{}{rest}", m.replacement);
+            e.glyphs = glyphs;
+            Some(e)
+        })
+        .collect()
+}
+
+fn plan_once(
+    doc: &mut Document,
+    fonts: &mut DocFonts,
+    view: &View,
+    ms: &[Match],
+    edit: &Edit,
+    policy: FontPolicy,
+) -> Result<Vec<Planned>, (&'static str, String)> {
+    let plan = plan_page(doc, fonts, &view.model, ms, edit, policy, 0).map_err(|(r, m)| {
+        if r == REFLOW_NEEDED {
+            ("overflow", m)
+        } else {
+            (r, m)
+        }
+    })?;
+    for (sid, bytes) in &plan.streams {
+        streams::write_stream(doc, &view.model, *sid, bytes).map_err(|e| ("annotation_text", e))?;
+    }
+    Ok(plan.changes)
+}
+
+/// Renders every touched page before and after, compares outside the annotations' rects,
+/// and keeps the edit or rolls it back (`collateral_change`).
+fn verify_and_keep(
+    run: &mut Run,
+    edit: &Edit,
+    snapshot: Document,
+    done: Vec<Done>,
+) -> Result<(), Error> {
+    let new_bytes = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+    let mut by_page: BTreeMap<u32, Vec<&Done>> = BTreeMap::new();
+    for d in &done {
+        by_page.entry(d.view.cand.page).or_default().push(d);
+    }
+    let mut changes = Vec::new();
+    let mut warnings = Vec::new();
+    let mut collateral = 0;
+    let mut renders = Vec::new();
+    for (&page, list) in &by_page {
+        let page_id = list[0].view.cand.page_id;
+        let t = &mut run.result.timings;
+        let before = match run.renders.remove(&page) {
+            Some(r) => r,
+            None => timed(&mut t.render_ms, || verify::render(&run.current, page))?,
+        };
+        let after = timed(&mut t.render_ms, || verify::render(&new_bytes, page))?;
+        let areas: Vec<[f64; 4]> = list
+            .iter()
+            .map(|d| display_box(&run.doc, page_id, d.view.rect))
+            .collect();
+        let report = timed(&mut t.diff_ms, || verify::compare(&before, &after, &areas))?;
+        collateral += report.changed_pixels_outside;
+        for (d, area) in list.iter().zip(&areas) {
+            let (before_png, after_png) =
+                timed(&mut t.diff_ms, || verify::previews(&before, &after, *area));
+            for c in &d.changes {
+                if let Some(w) = c.warning {
+                    warnings.push(w.to_string());
+                }
+                let m = &d.matches[c.match_index];
+                changes.push(Change {
+                    edit_index: edit.index,
+                    page,
+                    op: edit.op,
+                    find: m.found.clone(),
+                    replace: if edit.op == EditOp::Delete {
+                        String::new()
+                    } else {
+                        m.replacement.clone()
+                    },
+                    font_source: c.font_source,
+                    font_used: c.font_used.clone(),
+                    verified: true,
+                    collateral_pixels: report.changed_pixels_outside,
+                    bbox: *area,
+                    before_png: before_png.clone(),
+                    after_png: after_png.clone(),
+                    field: None,
+                    value: None,
+                });
+            }
+        }
+        renders.push((page, before, after));
+    }
+    if collateral > 0 {
+        run.rollback(snapshot);
+        for (page, before, _) in renders {
+            run.renders.insert(page, before);
+        }
+        run.fail(
+            edit,
+            "collateral_change",
+            format!("{collateral} pixels changed outside the annotation; rolled back"),
+        );
+        return Ok(());
+    }
+    for (page, _, after) in renders {
+        run.renders.insert(page, after);
+        run.result.touch_page(page);
+    }
+    run.current = new_bytes;
+    run.result.changes.extend(changes);
+    run.result.warnings.extend(warnings);
+    Ok(())
+}

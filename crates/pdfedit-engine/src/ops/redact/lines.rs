@@ -1,0 +1,228 @@
+//! Occurrences that run over a line break ("John" at the end of one line, "Smith" at the
+//! start of the next). Finding text works line by line; a redaction must not leave a
+//! name readable only because it was wrapped, so the page's lines are also searched
+//! joined, with any white space of the phrase matching the break, and each occurrence is
+//! cut into one match per line (each line gets its own box).
+//!
+//! The page's lines are sorted top to bottom across the whole page, so in a narrow column
+//! beside others the next line of the column is not the next line of the page (another
+//! column's line sits between them). The lines are therefore also joined column by column:
+//! each line followed by the nearest line below it that starts within its extent.
+
+use regex::{Regex, RegexBuilder};
+
+use crate::find::{Match, Matcher};
+use crate::model::text::{union, writing_dir};
+use crate::model::PageModel;
+
+/// The pattern for occurrences across lines, or None when the phrase cannot cross one
+/// (no white space in it and not a regular expression).
+pub(crate) fn pattern(matcher: &Matcher) -> Option<Regex> {
+    let (text, icase, word) = match matcher {
+        Matcher::Exact(t) => (t.as_str(), false, false),
+        Matcher::Word(t) => (t.as_str(), false, true),
+        Matcher::Pattern(re, true) => return Some(re.clone()),
+        Matcher::Pattern(re, false) => (re.as_str(), true, false),
+    };
+    // An icase matcher holds the escaped phrase: undo the escaping by matching literally
+    // on the pattern's own words is not possible, so rebuild from its words.
+    let words: Vec<String> = if icase {
+        text.split(r"\ ")
+            .flat_map(|p| p.split(' '))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    } else {
+        text.split_whitespace().map(regex::escape).collect()
+    };
+    if words.len() < 2 {
+        return None;
+    }
+    let mut p = words.join(r"\s+");
+    if word {
+        p = format!(r"\b{p}\b");
+    }
+    RegexBuilder::new(&p)
+        .case_insensitive(icase)
+        .size_limit(1 << 20)
+        .build()
+        .ok()
+}
+
+/// Matches on `model` that cross a line break, one per line part: on the page's lines in
+/// reading order, and on each column's lines in turn.
+pub(crate) fn cross_line(model: &PageModel, re: &Regex) -> Vec<Match> {
+    let order: Vec<usize> = (0..model.lines.len()).collect();
+    let mut out = search(model, &order, re);
+    for chain in columns(model) {
+        for m in search(model, &chain, re) {
+            let known = out
+                .iter()
+                .any(|o| o.line == m.line && o.start == m.start && o.end == m.end);
+            if !known {
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+/// Matches of `re` crossing a break when the lines `order` (indices) are joined.
+fn search(model: &PageModel, order: &[usize], re: &Regex) -> Vec<Match> {
+    let mut text = String::new();
+    let mut starts = Vec::with_capacity(order.len());
+    for &li in order {
+        starts.push(text.len());
+        text.push_str(&model.lines[li].text);
+        text.push('\n');
+    }
+    let mut out = Vec::new();
+    for m in re.find_iter(&text) {
+        if !m.as_str().contains('\n') || m.as_str().trim().is_empty() {
+            continue;
+        }
+        for (k, &li) in order.iter().enumerate() {
+            let l = &model.lines[li];
+            let (ls, le) = (starts[k], starts[k] + l.text.len());
+            if m.end() <= ls || m.start() >= le {
+                continue;
+            }
+            let (s, e) = (m.start().max(ls) - ls, m.end().min(le) - ls);
+            let mut glyphs: Vec<usize> = l.byte_glyph[s..e].iter().flatten().copied().collect();
+            glyphs.sort_unstable();
+            glyphs.dedup();
+            let Some(bbox_user) = glyphs
+                .iter()
+                .map(|&g| model.glyphs.glyphs[g].bbox)
+                .reduce(union)
+            else {
+                continue;
+            };
+            out.push(Match {
+                page: model.number,
+                line: li,
+                start: s,
+                end: e,
+                glyphs,
+                found: l.text[s..e].to_string(),
+                replacement: String::new(),
+                bbox_user,
+                bbox: model.geom.display_box(bbox_user),
+                unicode_cuts: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
+/// Where a line lies: writing direction, first origin, extent along the direction, size.
+struct Extent {
+    dir: [f64; 2],
+    origin: [f64; 2],
+    start: f64,
+    end: f64,
+    size: f64,
+}
+
+fn extent(model: &PageModel, li: usize) -> Option<Extent> {
+    let glyphs = &model.glyphs.glyphs;
+    let members: Vec<usize> = model.lines[li]
+        .byte_glyph
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let first = &glyphs[*members.first()?];
+    let dir = writing_dir(first);
+    let along = |x: f64, y: f64| x * dir[0] + y * dir[1];
+    let (mut start, mut end) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &g in &members {
+        let b = glyphs[g].bbox;
+        for (x, y) in [(b[0], b[1]), (b[2], b[3])] {
+            start = start.min(along(x, y));
+            end = end.max(along(x, y));
+        }
+    }
+    let size = first.trm[2].hypot(first.trm[3]);
+    (start.is_finite() && size > 0.0).then_some(Extent {
+        dir,
+        origin: [first.trm[4], first.trm[5]],
+        start,
+        end,
+        size,
+    })
+}
+
+/// The page's lines chained column by column: each line is followed by the nearest line
+/// below it (baselines half a line to two and a half lines apart) that runs the same way
+/// and starts within its extent. Chains of a single line are left out.
+fn columns(model: &PageModel) -> Vec<Vec<usize>> {
+    let n = model.lines.len();
+    let ext: Vec<Option<Extent>> = (0..n).map(|li| extent(model, li)).collect();
+    // next[i] = (successor, gap below).
+    let mut next: Vec<Option<(usize, f64)>> = vec![None; n];
+    for (i, a) in ext.iter().enumerate() {
+        let Some(a) = a else { continue };
+        let normal = [-a.dir[1], a.dir[0]];
+        let mut best: Option<(usize, f64, f64)> = None;
+        for (j, b) in ext.iter().enumerate() {
+            let Some(b) = b.as_ref().filter(|_| j != i) else {
+                continue;
+            };
+            if a.dir[0] * b.dir[0] + a.dir[1] * b.dir[1] < 0.99 {
+                continue;
+            }
+            let gap =
+                (a.origin[0] - b.origin[0]) * normal[0] + (a.origin[1] - b.origin[1]) * normal[1];
+            let size = a.size.max(b.size);
+            if gap < 0.5 * size || gap > 2.5 * size {
+                continue;
+            }
+            if b.start < a.start - 2.0 * size || b.start > a.end {
+                continue;
+            }
+            let indent = (b.start - a.start).abs();
+            if best.is_none_or(|(_, g, d)| (gap, indent) < (g, d)) {
+                best = Some((j, gap, indent));
+            }
+        }
+        next[i] = best.map(|(j, g, _)| (j, g));
+    }
+    // A line continues at most one line: the nearest above it.
+    let mut prev: Vec<Option<(usize, f64)>> = vec![None; n];
+    for (i, nx) in next.iter().enumerate() {
+        if let Some((j, g)) = *nx {
+            if prev[j].is_none_or(|(_, pg)| g < pg) {
+                prev[j] = Some((i, g));
+            }
+        }
+    }
+    let mut chains = Vec::new();
+    for head in (0..n).filter(|&i| prev[i].is_none()) {
+        let mut chain = vec![head];
+        let mut at = head;
+        while let Some((j, _)) = next[at].filter(|&(j, _)| prev[j].is_some_and(|(p, _)| p == at)) {
+            chain.push(j);
+            at = j;
+        }
+        if chain.len() > 1 {
+            chains.push(chain);
+        }
+    }
+    chains
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phrases_with_spaces_get_a_pattern() {
+        let re = pattern(&Matcher::Exact("John Smith".into())).unwrap();
+        assert!(re.is_match("John\nSmith"));
+        assert!(pattern(&Matcher::Exact("Smith".into())).is_none());
+        let re = pattern(&Matcher::Word("a.b c".into())).unwrap();
+        assert!(re.is_match("x a.b\nc y"));
+        assert!(!re.is_match("axb\nc"));
+    }
+}

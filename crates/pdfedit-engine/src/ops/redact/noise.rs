@@ -1,0 +1,228 @@
+//! Glyphs that PDFium places a rounding error away from where it drew them before.
+//!
+//! PDFium sums a text object's advances in `f32`, starting from the object's origin. A
+//! removal replaces the removed glyphs' advances by one number (at the start of a `TJ`
+//! it even moves the object's origin), so the glyphs after it are summed in another order
+//! and land a few hundred-thousandths of a point from where they were. That is no move;
+//! but PDFium places a glyph at a third of a pixel (LCD text) or at a whole pixel (Type 3
+//! bitmaps), and a glyph that sat on such a step's boundary then renders one step over,
+//! which the pixel comparison counts as collateral. Such a glyph is recognised by both
+//! facts at once: PDFium's own origin for it moved by no more than [`NOISE_PT`], and its
+//! pixels after match the render before shifted by one placement step in the direction
+//! of that tiny move ([`verify::moved_mismatch`]). Only then is its box left out of the
+//! comparison; anything else (a glyph lost, added, changed or truly moved) still counts.
+
+use pdf_render::raster::Raster;
+use pdf_render::RawChar;
+
+use crate::verify;
+use crate::Error;
+
+/// The largest origin difference (points) taken as `f32` rounding rather than a move: a
+/// fiftieth of a pixel at the verification's resolution, far above the `f32` spacing of
+/// page coordinates (6e-5 at 1000 pt) and far below anything visible.
+pub(crate) const NOISE_PT: f64 = 0.001;
+
+/// PDFium's placement steps, in pixels: a third of a pixel for outline glyphs (LCD text),
+/// a whole pixel for glyph bitmaps.
+const STEPS_PX: [f64; 2] = [1.0 / 3.0, 1.0];
+
+/// Boxes (top-left points) of the characters on 1-based `page` that PDFium places within
+/// [`NOISE_PT`] of their old origin and that render as before, one placement step over.
+pub(crate) fn settled_areas(
+    before_pdf: &[u8],
+    after_pdf: &[u8],
+    page: u32,
+    before: &Raster,
+    after: &Raster,
+) -> Result<Vec<[f64; 4]>, Error> {
+    let chars = |pdf: &[u8]| -> Result<Vec<RawChar>, Error> {
+        let doc = pdf_render::Document::open(pdf, None)?;
+        Ok(doc
+            .page_chars(page - 1)?
+            .into_iter()
+            .filter(|c| !c.generated && c.ch.is_some_and(|ch| !ch.is_whitespace()))
+            .collect())
+    };
+    let (old, new) = (chars(before_pdf)?, chars(after_pdf)?);
+    let px = 1.0 / f64::from(before.px_per_pt);
+    let mut out = Vec::new();
+    for c in &new {
+        let Some(d) = nearest_move(&old, c) else {
+            continue;
+        };
+        if d == [0.0, 0.0] || d[0].abs().max(d[1].abs()) > NOISE_PT {
+            continue;
+        }
+        let b = [
+            c.bbox.x0.min(c.advance_box.x0),
+            c.bbox.y0.min(c.advance_box.y0),
+            c.bbox.x1.max(c.advance_box.x1),
+            c.bbox.y1.max(c.advance_box.y1),
+        ]
+        .map(f64::from);
+        if b[2] <= b[0] || b[3] <= b[1] {
+            continue;
+        }
+        // Rendered one step over, in the direction of the tiny move (either axis).
+        let settled = STEPS_PX.iter().any(|&step| {
+            let m = [d[0].signum() * step * px, d[1].signum() * step * px];
+            let shifts = [[m[0], 0.0], [0.0, m[1]], m];
+            shifts
+                .iter()
+                .filter(|s| s[0] != 0.0 || s[1] != 0.0)
+                .any(|s| verify::moved_mismatch(before, after, &[(b, *s)]) == 0)
+        });
+        if settled {
+            out.push(b);
+        }
+    }
+    Ok(out)
+}
+
+/// The move (points) from the nearest character of `old` with the same text to `c`.
+fn nearest_move(old: &[RawChar], c: &RawChar) -> Option<[f64; 2]> {
+    old.iter()
+        .filter(|o| o.ch == c.ch)
+        .map(|o| {
+            [
+                f64::from(c.origin.0) - f64::from(o.origin.0),
+                f64::from(c.origin.1) - f64::from(o.origin.1),
+            ]
+        })
+        .min_by(|p, q| p[0].hypot(p[1]).total_cmp(&q[0].hypot(q[1])))
+}
+
+/// Boxes (top-left points) of Type 3 glyphs that stayed where they were but that PDFium
+/// rasterises a pixel taller or shorter after the removal.
+///
+/// PDFium renders a Type 3 glyph to a bitmap once per font and size, and snaps the
+/// bitmap's top and bottom rows to the nearest "blue" line of the glyphs of that font it
+/// rendered before (`CPDF_Type3GlyphMap::AdjustBlue`). Which lines exist depends on the
+/// order the glyphs first appear on the page, so removing glyphs that came first can make
+/// an untouched glyph further on snap a row higher or lower, and its bitmap is then drawn
+/// at a slightly different scale (a crossbar a row lower, a dot a row higher). Such a
+/// glyph is recognised by its ink: the same columns before and after, the top and bottom
+/// rows each at most one pixel apart, and not both moved the same way (that would be the
+/// glyph moved, which still counts). The glyph itself is untouched in the content and
+/// stays at its origin; only the rasteriser's choice differs.
+pub(crate) fn snapped_bitmap_glyphs(
+    boxes: &[[f64; 4]],
+    before: &Raster,
+    after: &Raster,
+) -> Vec<[f64; 4]> {
+    let ppp = f64::from(before.px_per_pt);
+    let mut out = Vec::new();
+    for b in boxes {
+        let clamp_x = |v: f64| (v.max(0.0) as u32).min(before.width);
+        let clamp_y = |v: f64| (v.max(0.0) as u32).min(before.height);
+        let region = [
+            clamp_x((b[0] * ppp).floor() - 1.0),
+            clamp_y((b[1] * ppp).floor() - 2.0),
+            clamp_x((b[2] * ppp).ceil() + 1.0),
+            clamp_y((b[3] * ppp).ceil() + 2.0),
+        ];
+        let (Some(ib), Some(ia)) = (ink_box(before, region), ink_box(after, region)) else {
+            continue;
+        };
+        if region_equal(before, after, region) {
+            continue;
+        }
+        let (dt, db) = (
+            i64::from(ia[1]) - i64::from(ib[1]),
+            i64::from(ia[3]) - i64::from(ib[3]),
+        );
+        let stretched = ib[0] == ia[0]
+            && ib[2] == ia[2]
+            && dt.abs() <= 1
+            && db.abs() <= 1
+            && (dt != db || dt == 0);
+        if stretched {
+            let to_pt = |v: u32| f64::from(v) / ppp;
+            out.push([
+                to_pt(region[0]),
+                to_pt(region[1]),
+                to_pt(region[2]),
+                to_pt(region[3]),
+            ]);
+        }
+    }
+    out
+}
+
+/// Whether `a` and `b` hold the same pixels inside `region`.
+fn region_equal(a: &Raster, b: &Raster, region: [u32; 4]) -> bool {
+    (region[1]..region[3]).all(|y| {
+        let row = |r: &Raster| {
+            let i = 3 * (y as usize * r.width as usize + region[0] as usize);
+            let j = 3 * (y as usize * r.width as usize + region[2] as usize);
+            r.pixels[i..j].to_vec()
+        };
+        row(a) == row(b)
+    })
+}
+
+/// The box (pixels, `[x0, y0, x1, y1]` inclusive) of the dark pixels of `r` inside
+/// `region` (`[x0, y0, x1, y1)`), or `None` when there are none.
+fn ink_box(r: &Raster, region: [u32; 4]) -> Option<[u32; 4]> {
+    let mut bx: Option<[u32; 4]> = None;
+    for y in region[1]..region[3] {
+        for x in region[0]..region[2] {
+            let i = 3 * (y as usize * r.width as usize + x as usize);
+            if r.pixels[i..i + 3].iter().any(|&c| c < 128) {
+                bx = Some(match bx {
+                    None => [x, y, x, y],
+                    Some(b) => [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)],
+                });
+            }
+        }
+    }
+    bx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A white 20×20 raster at 1 px/pt with black rows `rows` in columns 5..10.
+    fn glyph(rows: std::ops::Range<u32>, cols: std::ops::Range<u32>) -> Raster {
+        let mut pixels = vec![255u8; 20 * 20 * 3];
+        for y in rows {
+            for x in cols.clone() {
+                let i = 3 * (y as usize * 20 + x as usize);
+                pixels[i..i + 3].fill(0);
+            }
+        }
+        Raster {
+            width: 20,
+            height: 20,
+            px_per_pt: 1.0,
+            pixels,
+        }
+    }
+
+    const BOX: [[f64; 4]; 1] = [[5.0, 5.0, 10.0, 12.0]];
+
+    #[test]
+    fn a_glyph_one_row_taller_is_a_snap() {
+        let (before, after) = (glyph(5..12, 5..10), glyph(4..12, 5..10));
+        assert_eq!(snapped_bitmap_glyphs(&BOX, &before, &after).len(), 1);
+        let (before, after) = (glyph(5..12, 5..10), glyph(5..11, 5..10));
+        assert_eq!(snapped_bitmap_glyphs(&BOX, &before, &after).len(), 1);
+    }
+
+    #[test]
+    fn a_moved_widened_or_much_taller_glyph_is_not() {
+        let before = glyph(5..12, 5..10);
+        for after in [
+            glyph(6..13, 5..10), // moved down a row
+            glyph(5..12, 5..11), // a column more
+            glyph(3..12, 5..10), // two rows taller
+            glyph(5..12, 5..10), // unchanged: nothing to exempt
+            glyph(5..12, 4..10), // a column more on the left
+            glyph(0..0, 0..0),   // gone
+        ] {
+            assert!(snapped_bitmap_glyphs(&BOX, &before, &after).is_empty());
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The edit pipeline: the request is checked, the document opened (decrypted when it is
+//! encrypted), each edit found and handed to its operation in `ops`, then the sample mark
+//! stamped and the output saved (encrypted again when the input was).
+//!
+//! The output is a full rewrite by lopdf (object streams off). Encrypted documents are
+//! decrypted with the given password, edited and verified in the clear, and written out
+//! encrypted again with the same security handler, permissions and keys.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use lopdf::Document;
+
+use crate::find::compile;
+use crate::model::fonts::DocFonts;
+use crate::open::crypt;
+use crate::ops::{annot, mark, redact};
+use crate::plan::style;
+use crate::run::{ms_since, timed, Run};
+use crate::save::save;
+use crate::types::*;
+use crate::Error;
+
+/// Why an edit request failed as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    /// Opening, rendering or the request itself failed (see [`crate::Error`]).
+    #[error(transparent)]
+    Engine(#[from] Error),
+    /// The document carries a digital signature and `break_signature` was not set
+    /// (API code `signed_document`).
+    #[error("the document is digitally signed; pass options.break_signature to edit it")]
+    SignedDocument,
+}
+
+/// Applies `request` to the PDF in `bytes`.
+pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError> {
+    let started = Instant::now();
+    let mut result = edit_inner(bytes, request, started)?;
+    result.timings.total_ms = ms_since(started);
+    Ok(result)
+}
+
+fn edit_inner(
+    bytes: &[u8],
+    request: &EditRequest,
+    started: Instant,
+) -> Result<EditResult, EditError> {
+    let matchers = request
+        .edits
+        .iter()
+        .map(|e| {
+            match (e.op, &e.form) {
+                (EditOp::Form, Some(_)) => return Ok(None),
+                (EditOp::Form, None) => {
+                    return Err(format!("edit {}: form needs fields", e.index));
+                }
+                (EditOp::Insert, _) => {
+                    return style::check(&e.style)
+                        .map(|()| None)
+                        .map_err(|m| format!("edit {}: {m}", e.index));
+                }
+                _ => {}
+            }
+            if e.op == EditOp::Replace && e.replace.is_empty() {
+                return Err(format!("edit {}: replace needs a replace text", e.index));
+            }
+            style::check(&e.style).map_err(|m| format!("edit {}: {m}", e.index))?;
+            compile(e)
+                .map(Some)
+                .map_err(|m| format!("edit {}: {m}", e.index))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|m| EditError::Engine(Error::InvalidRequest(m)))?;
+    if let Some(text) = &request.options.mark {
+        mark::check(text)?;
+    }
+    let password = request.password.as_deref();
+    let info = crate::open::open_info(bytes, password)?;
+    if !info.signatures.is_empty() && !request.options.break_signature {
+        return Err(EditError::SignedDocument);
+    }
+    // Encrypted input: decrypt with the given password, edit and verify the plain
+    // document, and encrypt the output again with the same security handler and keys.
+    let (doc, protection) = if info.encrypted {
+        let loaded = crypt::open_encrypted(bytes, password.unwrap_or(""));
+        // PDFium opened it with this password, so the password is right: what is missing
+        // is our writer's support for this security handler. Refuse per edit, as data.
+        let Some((doc, state)) = loaded else {
+            return Ok(refuse_all(bytes, request, "encryption_unsupported"));
+        };
+        (doc, Some(state))
+    } else {
+        let doc = Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?;
+        (doc, None)
+    };
+    let span_boxes = if request.edits.iter().any(|e| e.scope.span_ids.is_some()) {
+        Some(crate::read::read_text(bytes, password, None, true, false)?.pages)
+    } else {
+        None
+    };
+    let mut timings = Timings {
+        parse_ms: ms_since(started),
+        ..Timings::default()
+    };
+    let current = timed(&mut timings.save_ms, || save(&doc))?;
+    let mut run = Run {
+        current,
+        doc,
+        fonts: DocFonts::default(),
+        models: HashMap::new(),
+        renders: HashMap::new(),
+        result: EditResult {
+            timings,
+            ..EditResult::default()
+        },
+    };
+    let baseline = run.current.clone();
+    for (edit, matcher) in request.edits.iter().zip(&matchers) {
+        let Some(matcher) = matcher else {
+            if let Some(spec) = &edit.form {
+                run.timed_edit(|run| run.form(edit, spec, request.options.font_policy))?;
+            } else if edit.op == EditOp::Insert {
+                run.timed_edit(|run| run.insert(edit, request.options.font_policy))?;
+            }
+            continue;
+        };
+        let matches = run.timed_edit(|run| run.find(edit, matcher, span_boxes.as_deref()))?;
+        if edit.op == EditOp::Redact {
+            run.timed_edit(|run| redact::apply(run, edit, matcher, matches))?;
+            continue;
+        }
+        if matches.is_empty() {
+            let policy = request.options.font_policy;
+            if run.timed_edit(|run| annot::apply(run, edit, matcher, policy))? {
+                continue;
+            }
+            run.result.unmatched.push(Unmatched {
+                edit_index: edit.index,
+                op: edit.op,
+                find: edit.find.clone(),
+            });
+            continue;
+        }
+        run.timed_edit(|run| run.apply(edit, matches, request.options.font_policy, 0))?;
+    }
+    if request.edits.iter().any(|e| e.op == EditOp::Redact) {
+        redact::finish(&mut run, request, &matchers)?;
+    }
+    let mut result = run.result;
+    // A redaction that removed strings only outside the page text (metadata, annotations)
+    // still changed the document.
+    let applied = !result.changes.is_empty() || !result.removed.is_empty();
+    let marked = request.options.mark.is_some() && applied;
+    result.pdf = if marked || (applied && run.current != baseline) {
+        // After a redaction `run.doc` is the pruned document that was saved and searched.
+        let mut out = run.doc;
+        if let Some(text) = request.options.mark.as_deref().filter(|_| marked) {
+            // After verification, before encryption: the mark is never part of an
+            // edit's pixel check, and it is encrypted like the rest of the output.
+            // Pages whose models are still cached are unchanged since they were read.
+            let known = run
+                .models
+                .values()
+                .map(|m| (m.page_id, &m.glyphs))
+                .collect();
+            timed(&mut result.timings.mark_ms, || {
+                mark::stamp(&mut out, text, &known)
+            })?;
+            result.warnings.push("sample_mark".into());
+        }
+        match protection {
+            Some(state) => timed(&mut result.timings.save_ms, || {
+                out.encrypt(&state)
+                    .map_err(|e| Error::Engine(format!("re-encrypting the output: {e}")))?;
+                save(&out)
+            })?,
+            None if marked => timed(&mut result.timings.save_ms, || save(&out))?,
+            None => run.current,
+        }
+    } else {
+        bytes.to_vec()
+    };
+    result.warnings.dedup();
+    Ok(result)
+}
+
+/// Every edit in `failed[]` with `reason`, the document unchanged.
+fn refuse_all(bytes: &[u8], request: &EditRequest, reason: &'static str) -> EditResult {
+    let failed = request
+        .edits
+        .iter()
+        .map(|e| Failed {
+            edit_index: e.index,
+            op: e.op,
+            reason,
+            message: "this document's encryption cannot be written back yet".into(),
+            field: None,
+        })
+        .collect();
+    EditResult {
+        pdf: bytes.to_vec(),
+        failed,
+        ..EditResult::default()
+    }
+}

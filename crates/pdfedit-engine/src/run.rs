@@ -1,0 +1,184 @@
+//! The state of one edit run (the document, its current saved bytes, page models, fonts
+//! and renders) and the steps every operation shares: reading a page's model, timing the
+//! stages, rolling an edit back, recording a failure.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::Instant;
+
+use lopdf::{Document, ObjectId};
+use pdf_render::raster::Raster;
+
+use crate::find::{self, anchor_end, inside, mostly_overlaps, page_matches, select, Match};
+use crate::model::fonts::{DocFonts, Source};
+use crate::model::text::{build_lines, PageGeom};
+use crate::model::PageModel;
+use crate::types::{Edit, EditOp, EditResult, Failed, MatchMode, Timings};
+use crate::Error;
+
+/// Milliseconds since `start`.
+pub(crate) fn ms_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Runs `f`, adding its wall time to `acc` (milliseconds).
+pub(crate) fn timed<T>(acc: &mut f64, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    *acc += ms_since(start);
+    out
+}
+
+pub(crate) struct Run {
+    pub(crate) doc: Document,
+    pub(crate) current: Vec<u8>,
+    pub(crate) fonts: DocFonts,
+    pub(crate) models: HashMap<u32, PageModel>,
+    pub(crate) renders: HashMap<u32, Raster>,
+    pub(crate) result: EditResult,
+}
+
+impl Run {
+    /// Runs `f` and counts its time as editing, less what it spent in the other stages
+    /// (which time themselves).
+    pub(crate) fn timed_edit<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let staged = |t: &Timings| t.parse_ms + t.render_ms + t.diff_ms + t.save_ms;
+        let before = staged(&self.result.timings);
+        let start = Instant::now();
+        let out = f(self);
+        let other = staged(&self.result.timings) - before;
+        self.result.timings.edit_ms += (ms_since(start) - other).max(0.0);
+        out
+    }
+
+    pub(crate) fn page_ids(&self) -> BTreeMap<u32, ObjectId> {
+        self.doc.get_pages()
+    }
+
+    pub(crate) fn model(&mut self, number: u32, page_id: ObjectId) -> Result<&PageModel, Error> {
+        if !self.models.contains_key(&number) {
+            let start = Instant::now();
+            let mut source = Source {
+                doc: &self.doc,
+                fonts: &mut self.fonts,
+            };
+            let glyphs = pdf_content::interpret_page(&self.doc, page_id, &mut source)
+                .map_err(|e| Error::Engine(e.to_string()))?;
+            let lines = build_lines(&glyphs.glyphs);
+            let geom = PageGeom::read(&self.doc, page_id);
+            self.models.insert(
+                number,
+                PageModel {
+                    number,
+                    page_id,
+                    glyphs,
+                    lines,
+                    geom,
+                },
+            );
+            self.result.timings.parse_ms += ms_since(start);
+        }
+        self.models
+            .get(&number)
+            .ok_or_else(|| Error::Engine("page model missing".into()))
+    }
+
+    /// Restores the document; cached fonts go too, because object ids of a rolled-back
+    /// embedded font may be reused.
+    pub(crate) fn rollback(&mut self, snapshot: Document) {
+        self.doc = snapshot;
+        self.fonts = DocFonts::default();
+        self.models.clear();
+    }
+
+    pub(crate) fn fail(&mut self, edit: &Edit, reason: &'static str, message: String) {
+        self.result.failed.push(Failed {
+            edit_index: edit.index,
+            op: edit.op,
+            reason,
+            message,
+            field: None,
+        });
+    }
+
+    /// The matches of `edit` on the pages its scope names, filtered by region, span ids
+    /// and anchor, and selected by occurrence.
+    pub(crate) fn find(
+        &mut self,
+        edit: &Edit,
+        matcher: &find::Matcher,
+        spans: Option<&[crate::read::PageText]>,
+    ) -> Result<Vec<Match>, Error> {
+        let pages = self.page_ids();
+        let scope = &edit.scope;
+        let wanted: BTreeSet<u32> = match (&scope.pages, &scope.region) {
+            (_, Some(r)) => [r.page].into(),
+            (Some(p), None) => p.iter().copied().collect(),
+            (None, None) => pages.keys().copied().collect(),
+        };
+        let icase = edit.match_mode == MatchMode::Icase;
+        let redact = edit.op == EditOp::Redact;
+        // A redaction of right-to-left text typed in visual order (as pdftotext and some
+        // viewers copy it) is looked for that way too when the logical order is not on
+        // any of the pages.
+        let visual = match redact.then(|| find::visual_order(matcher)).flatten() {
+            Some(v) if !self.any_match(&pages, &wanted, matcher, edit)? => Some(v),
+            _ => None,
+        };
+        let matcher = visual.as_ref().unwrap_or(matcher);
+        let mut all = Vec::new();
+        let mut anchors = Vec::new();
+        for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
+            self.model(number, page_id)?;
+            let model = &self.models[&number];
+            let (fonts, doc) = (&mut self.fonts, &self.doc);
+            let glyphs = &model.glyphs.glyphs;
+            let mut drawn = |g: usize| {
+                let f = fonts.get(doc, &glyphs[g].font)?;
+                f.font.program_chars(glyphs[g].code)
+            };
+            let mut found = page_matches(model, matcher, edit, redact.then_some(&mut drawn));
+            if let Some(r) = &scope.region {
+                found.retain(|m| inside(m.bbox, r.bbox));
+            }
+            if let (Some(ids), Some(spans)) = (&scope.span_ids, spans) {
+                let boxes: Vec<[f64; 4]> = spans
+                    .iter()
+                    .filter(|p| p.page == number)
+                    .flat_map(|p| p.spans.iter())
+                    .filter(|s| ids.contains(&s.span_id))
+                    .map(|s| s.bbox.map(f64::from))
+                    .collect();
+                found.retain(|m| boxes.iter().any(|b| mostly_overlaps(m.bbox, *b)));
+            }
+            if let Some(a) = &scope.anchor {
+                if let Some(pos) = anchor_end(model, a, icase) {
+                    anchors.push((number, pos));
+                }
+            }
+            all.extend(found);
+        }
+        Ok(select(
+            all,
+            &anchors,
+            scope.anchor.is_some(),
+            scope.occurrence,
+        ))
+    }
+
+    /// Whether `matcher` finds anything on the `wanted` pages (cut glyphs included).
+    fn any_match(
+        &mut self,
+        pages: &BTreeMap<u32, ObjectId>,
+        wanted: &BTreeSet<u32>,
+        matcher: &find::Matcher,
+        edit: &Edit,
+    ) -> Result<bool, Error> {
+        for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
+            let model = self.model(number, page_id)?;
+            if !page_matches(model, matcher, edit, Some(&mut |_| None)).is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
