@@ -2,7 +2,6 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { Agent, request } from 'undici';
-import { getWebhookSecret } from '../domain/accounts.js';
 import { randomBase62 } from '../kernel/random-token.js';
 import type { JobsSchema } from '../store/jobs-schema.js';
 import type { Database } from '../store/schema.js';
@@ -141,6 +140,11 @@ export interface DispatcherOptions {
   pollMs: number;
   allowPrivate: boolean;
   log: FastifyBaseLogger;
+  /**
+   * The account's signing secret (domain/accounts getWebhookSecret), handed in so this
+   * delivery code does not reach into the domain layer that itself uses net/.
+   */
+  secretOf: (accountId: string) => Promise<string | undefined>;
 }
 
 /** Sends due deliveries; one per process, started with the service and `pdfedit worker`. */
@@ -210,7 +214,7 @@ export class WebhookDispatcher {
       .selectAll()
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
-    const secret = await getWebhookSecret(this.o.db as Kysely<Database>, row.account_id);
+    const secret = await this.o.secretOf(row.account_id);
     const result: AttemptResult = secret
       ? await postOnce(row.url, signWebhook(secret, row.id, Math.floor(now / 1000), row.body), row.body, {
           timeoutMs: this.o.timeoutMs,

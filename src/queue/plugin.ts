@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { getWebhookSecret } from '../domain/accounts.js';
 import { WebhookDispatcher } from '../net/webhooks.js';
 import blobsPlugin from '../plugins/app/blobs.js';
 import type { JobRow } from '../store/jobs-schema.js';
@@ -51,6 +52,7 @@ export default fp(
       pollMs: config.jobs.webhookPollMs,
       allowPrivate: config.allowPrivateUrls,
       log: fastify.log,
+      secretOf: (accountId) => getWebhookSecret(fastify.db, accountId),
     });
     const service: Jobs = {
       queue,
