@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { ApiError } from './kernel/api-error.js';
 import auth from './plugins/app/auth.js';
 import db from './plugins/app/db.js';
+import editSlots from './plugins/app/edit-slots.js';
 import engine from './plugins/app/engine.js';
 import errors from './plugins/app/errors.js';
 import jsonBody from './plugins/app/json-body.js';
@@ -18,7 +19,9 @@ import csrf from './plugins/external/csrf.js';
 import swagger from './plugins/external/swagger.js';
 import jobsPlugin from './queue/plugin.js';
 import account from './routes/account.js';
+import accountPages from './routes/account-pages.js';
 import batch from './routes/batch.js';
+import billing, { payments } from './routes/billing.js';
 import docs from './routes/docs.js';
 import edit from './routes/edit.js';
 import files from './routes/files.js';
@@ -49,6 +52,9 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(db);
   await fastify.register(auth);
   await fastify.register(rateLimit);
+  // The payment provider, and the hold of a disputed account (a hook before every route).
+  await fastify.register(payments);
+  await fastify.register(editSlots);
   await fastify.register(retention);
   await fastify.register(engine);
   await fastify.register(health);
@@ -62,6 +68,8 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(account);
   await fastify.register(source);
   await fastify.register(fonts);
+  await fastify.register(billing);
+  await fastify.register(accountPages);
 }
 
 export function serverOptions(config: Config): FastifyServerOptions {

@@ -46,6 +46,21 @@ export interface Config {
   /** The service's clock (epoch ms). Retention and metering read time through it, so tests
    * can move it (assign `config.now`); production never changes it. */
   now: () => number;
+  /** Sign-in mail and payments (issue 16); see README "Accounts and payments". */
+  accounts: AccountsConfig;
+}
+
+export interface AccountsConfig {
+  /** SMTP_URL for the sign-in mail; unset: the link is written to the log. */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM, the sender of the sign-in mail. */
+  mailFrom: string;
+  /** STRIPE_SECRET_KEY: payments through Stripe; unset: the local provider. */
+  stripeSecretKey: string | undefined;
+  /** STRIPE_WEBHOOK_SECRET: verifies Stripe's callbacks. */
+  stripeWebhookSecret: string | undefined;
+  /** STRIPE_API_BASE (tests: a stub on loopback, e.g. http://127.0.0.1:12111). */
+  stripeApiBase: string | undefined;
 }
 
 export interface JobsConfig {
@@ -179,5 +194,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionMs: 30 * 24 * 60 * 60 * 1000,
     },
     now: Date.now,
+    accounts: {
+      smtpUrl: env.SMTP_URL || undefined,
+      mailFrom: env.MAIL_FROM || 'pdfedit <no-reply@localhost>',
+      stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
+      stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+      stripeApiBase: env.STRIPE_API_BASE || undefined,
+    },
   };
 }

@@ -205,17 +205,21 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
           await fastify.jobs.submit(job);
           return { status: 202, headers: {}, body: { job_id: job.id } };
         }
-        const outcome = await runEdit(fastify, {
-          owner: await outputOwner(fastify, principal),
-          subject,
-          workId,
-          pdf: doc.bytes,
-          password: doc.password,
-          edits: engineEdits,
-          options: input.options,
-          mark,
-          sourceFileId: input.sourceFileId,
-        });
+        // Plan concurrency: sync edits of an account above it answer 429 (jobs queue instead).
+        const owner = await outputOwner(fastify, principal);
+        const outcome = await fastify.editSlots(principal, () =>
+          runEdit(fastify, {
+            owner,
+            subject,
+            workId,
+            pdf: doc.bytes,
+            password: doc.password,
+            edits: engineEdits,
+            options: input.options,
+            mark,
+            sourceFileId: input.sourceFileId,
+          }),
+        );
         const { result } = outcome;
         if (outcome.kind === 'all_failed') {
           const err = new ApiError(

@@ -5,6 +5,7 @@ import { billing } from './0003_billing.js';
 import { idempotency } from './0004_idempotency.js';
 import { jobs } from './0005_jobs.js';
 import { terms } from './0006_terms.js';
+import { selfService } from './0007_self_service.js';
 
 /**
  * Every migration, by name. Kysely runs them in the order of their names, so a new one
@@ -17,4 +18,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004_idempotency': idempotency,
   '0005_jobs': jobs,
   '0006_terms': terms,
+  '0007_self_service': selfService,
 };
