@@ -4,7 +4,7 @@ import type { BillingSchema } from '../store/billing-schema.js';
 import type { Database } from '../store/schema.js';
 import type { SelfServiceSchema } from '../store/self-service-schema.js';
 import { CREDIT_PACKS, isAccountPlan, isCreditPack } from './plans.js';
-import type { ProviderEvent } from './providers/types.js';
+import { overageCents, type PaymentProvider, type ProviderEvent } from './providers/types.js';
 
 type All = Database & BillingSchema & SelfServiceSchema;
 type Trx = Transaction<All>;
@@ -289,4 +289,66 @@ export async function applyPeriodEnds(db: Kysely<Database>, now: number): Promis
     .where('period_end', '<=', now)
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/**
+ * Starter overage, charged once a period has ended: the live overage pages of every
+ * account in the previous calendar month (UTC) become one invoice per account and period
+ * (unique, so repeated sweeps and several processes charge once). The provider charges it
+ * (Stripe: an invoice item on the customer's next invoice); the local provider only
+ * records it, and the account page shows it. A provider failure removes the row, so the
+ * next sweep tries again. Returns the invoices made now.
+ */
+export async function invoiceOverage(
+  db: Kysely<Database>,
+  provider: PaymentProvider,
+  now: number,
+): Promise<number> {
+  const d = new Date(now);
+  const prevStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1);
+  const period = new Date(prevStart).toISOString().slice(0, 7);
+  const sdb = allDb(db);
+  const due = await sdb
+    .selectFrom('usage_charges')
+    .innerJoin('accounts', 'accounts.id', 'usage_charges.subject')
+    .select((eb) => [
+      'usage_charges.subject as accountId',
+      'accounts.provider_customer as customer',
+      eb.fn.sum<number>('usage_charges.overage_pages').as('pages'),
+    ])
+    .where('usage_charges.mode', '=', 'live')
+    .where('usage_charges.period', '=', period)
+    .groupBy(['usage_charges.subject', 'accounts.provider_customer'])
+    .having((eb) => eb.fn.sum('usage_charges.overage_pages'), '>', 0)
+    .execute();
+  let made = 0;
+  for (const row of due) {
+    const pages = Number(row.pages);
+    const cents = overageCents(pages);
+    const id = `inv_${randomBase62(12)}`;
+    const inserted = await sdb
+      .insertInto('invoices')
+      .values({
+        id,
+        account_id: row.accountId,
+        period,
+        overage_pages: pages,
+        amount_cents: cents,
+        provider: provider.name,
+        provider_ref: null,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.columns(['account_id', 'period']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) continue;
+    try {
+      const ref = await provider.chargeOverage(row.customer, row.accountId, period, cents, pages);
+      if (ref) await sdb.updateTable('invoices').set({ provider_ref: ref }).where('id', '=', id).execute();
+      made++;
+    } catch (err) {
+      await sdb.deleteFrom('invoices').where('id', '=', id).execute();
+      throw err;
+    }
+  }
+  return made;
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { checkoutItem, startCheckout } from '../billing/checkout.js';
-import { applyPeriodEnds, applyProviderEvent } from '../billing/checkout-events.js';
+import { applyPeriodEnds, applyProviderEvent, invoiceOverage } from '../billing/checkout-events.js';
 import {
   LOCAL_SIGNATURE_HEADER,
   localCheckoutEvents,
@@ -59,10 +59,14 @@ export const payments = fp(
       }
     });
 
-    const sweep = () =>
-      applyPeriodEnds(fastify.db, config.now()).catch((err) =>
-        fastify.log.error({ err }, 'period-end sweep failed'),
-      );
+    const sweep = async () => {
+      try {
+        await applyPeriodEnds(fastify.db, config.now());
+        await invoiceOverage(fastify.db, provider, config.now());
+      } catch (err) {
+        fastify.log.error({ err }, 'period-end sweep failed');
+      }
+    };
     const timer = setInterval(sweep, PERIOD_SWEEP_MS);
     timer.unref();
     fastify.addHook('onClose', async () => clearInterval(timer));

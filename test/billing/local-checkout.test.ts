@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPeriodEnds } from '../../src/billing/checkout-events.js';
+import { applyPeriodEnds, invoiceOverage } from '../../src/billing/checkout-events.js';
 import { charge } from '../../src/billing/meter.js';
 import {
   LOCAL_SIGNATURE_HEADER,
@@ -265,5 +265,40 @@ describe('POST /v1/billing/checkout with the local provider', () => {
     expect((await t.app.inject({ method: 'GET', url: '/v1/usage', headers: bearer(other) })).statusCode).toBe(
       200,
     );
+  });
+
+  it('totals Starter overage per period and records one invoice at the period end, shown on the account page', async () => {
+    const { key, id } = await newAccount('overage@example.com');
+    await pay((await checkout(key, { plan: 'starter' })).json().url);
+    const subject = {
+      kind: 'account' as const,
+      accountId: id,
+      mode: 'live' as const,
+      plan: 'starter' as const,
+    };
+    const lastMonth = Date.UTC(2026, 9, 15);
+    await charge(t.app.db, subject, 'req_o1', 4_990, {}, lastMonth);
+    const over = await charge(t.app.db, subject, 'req_o2', 25, {}, lastMonth + 1000);
+    expect(over.overagePages).toBe(15);
+    await charge(t.app.db, subject, 'req_o3', 6, {}, lastMonth + 2000);
+    const endOfPeriod = Date.UTC(2026, 10, 1, 0, 5);
+    expect(await invoiceOverage(t.app.db, t.app.payments, endOfPeriod)).toBe(1);
+    expect(await invoiceOverage(t.app.db, t.app.payments, endOfPeriod + 60_000)).toBe(0);
+    const invoices = await t.app.db
+      .withTables<{
+        invoices: { account_id: string; period: string; overage_pages: number; amount_cents: number };
+      }>()
+      .selectFrom('invoices')
+      .selectAll()
+      .where('account_id', '=', id)
+      .execute();
+    expect(invoices).toHaveLength(1);
+    expect(invoices[0]).toMatchObject({ period: '2026-10', overage_pages: 21, amount_cents: 11 });
+    const { createSignInLink } = await import('../../src/domain/sign-in.js');
+    const { token } = await createSignInLink(t.app.db, 'overage@example.com', Date.now());
+    const c = new PageClient(t.app);
+    const confirm = await c.get(`/account/link?token=${token}`);
+    await c.post('/account/link', { _csrf: csrfOf(confirm.body), token });
+    expect((await c.get('/account')).body).toContain('2026-10: 21 pages, 0.11 USD');
   });
 });

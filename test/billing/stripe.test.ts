@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invoiceOverage } from '../../src/billing/checkout-events.js';
+import { charge } from '../../src/billing/meter.js';
 import { createSignInLink } from '../../src/domain/sign-in.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
 import { csrfOf, PageClient } from '../helpers/pages.js';
@@ -31,6 +33,10 @@ beforeAll(async () => {
             url: `https://checkout.stripe.com/c/pay/${id}`,
             expires_at: Number(form.get('expires_at')),
           }),
+        );
+      } else if (req.method === 'POST' && path === '/v1/invoiceitems') {
+        res.end(
+          JSON.stringify({ id: 'ii_stub_1', object: 'invoiceitem', amount: Number(form.get('amount')) }),
         );
       } else if (req.method === 'POST' && path.startsWith('/v1/subscriptions/')) {
         res.end(
@@ -256,5 +262,32 @@ describe('the stripe provider', () => {
     const call = calls.at(-1)!;
     expect(call.path).toBe('/v1/subscriptions/sub_c');
     expect(call.form.get('cancel_at_period_end')).toBe('true');
+  });
+
+  it("charges a period's Starter overage as an invoice item on the customer", async () => {
+    const { id } = await account('stripe-over@example.com');
+    await send(
+      event('checkout.session.completed', {
+        id: 'cs_ov',
+        client_reference_id: id,
+        customer: 'cus_ov',
+        subscription: 'sub_ov',
+        metadata: { kind: 'plan', item: 'starter' },
+      }),
+    );
+    const subject = {
+      kind: 'account' as const,
+      accountId: id,
+      mode: 'live' as const,
+      plan: 'starter' as const,
+    };
+    await charge(t.app.db, subject, 'req_s1', 5_100, {}, Date.UTC(2026, 8, 20));
+    expect(await invoiceOverage(t.app.db, t.app.payments, Date.UTC(2026, 9, 1, 1))).toBe(1);
+    const call = calls.at(-1)!;
+    expect(call.path).toBe('/v1/invoiceitems');
+    expect(call.form.get('customer')).toBe('cus_ov');
+    expect(call.form.get('amount')).toBe('50');
+    expect(call.form.get('metadata[period]')).toBe('2026-09');
+    expect(await invoiceOverage(t.app.db, t.app.payments, Date.UTC(2026, 9, 1, 2))).toBe(0);
   });
 });
