@@ -28,6 +28,7 @@ import jobRoutes from './routes/jobs.js';
 import preview from './routes/preview.js';
 import source from './routes/source.js';
 import text from './routes/text.js';
+import webhookSecret from './routes/webhook-secret.js';
 
 export interface AppOptions {
   config: Config;
@@ -62,6 +63,7 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(account);
   await fastify.register(source);
   await fastify.register(fonts);
+  await fastify.register(webhookSecret);
 }
 
 export function serverOptions(config: Config): FastifyServerOptions {
