@@ -28,9 +28,11 @@ import files from './routes/files.js';
 import fonts from './routes/fonts.js';
 import health from './routes/health.js';
 import jobRoutes from './routes/jobs.js';
+import mcp from './routes/mcp.js';
 import preview from './routes/preview.js';
 import source from './routes/source.js';
 import text from './routes/text.js';
+import webhookSecret from './routes/webhook-secret.js';
 
 export interface AppOptions {
   config: Config;
@@ -70,6 +72,8 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(fonts);
   await fastify.register(billing);
   await fastify.register(accountPages);
+  await fastify.register(webhookSecret);
+  await fastify.register(mcp);
 }
 
 export function serverOptions(config: Config): FastifyServerOptions {

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ADMIN_USAGE, runAdmin } from './admin.js';
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, processIo } from './io.js';
+import { runUserCommand, USER_COMMANDS, USER_USAGE } from './user/index.js';
 import { runWorker, WORKER_USAGE } from './worker.js';
 
 export const USAGE = `pdfedit: command-line tool of the pdfedit service.
@@ -12,6 +13,8 @@ Usage: pdfedit <command> [options]
 Commands:
   admin    Manage accounts and API keys (pdfedit admin --help)
   worker   Run job workers without the HTTP server
+
+${USER_USAGE}
 
 Options:
   -h, --help   Show this help
@@ -23,6 +26,10 @@ ${WORKER_USAGE}`;
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
   admin: runAdmin,
   worker: runWorker,
+  // The user commands parse their own name (commander): hand them the whole rest.
+  ...Object.fromEntries(
+    USER_COMMANDS.map((name) => [name, (args: string[], io: CliIo) => runUserCommand([name, ...args], io)]),
+  ),
 };
 
 /** Runs the CLI on `argv` (without node and script) and returns the exit code. */
@@ -43,7 +50,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return EXIT_OK;
   }
   const name = commandIndex === undefined ? undefined : argv[commandIndex];
-  const command = name === undefined ? undefined : COMMANDS[name];
+  const command = name === undefined || !Object.hasOwn(COMMANDS, name) ? undefined : COMMANDS[name];
   if (!command || commandIndex === undefined) {
     io.err(name === undefined ? 'pdfedit: no command given' : `pdfedit: unknown command "${name}"`);
     io.err(USAGE);

@@ -11,6 +11,7 @@ import { BatchRecord, Job, JobDetail, JobDone, JobList } from './jobs.js';
 import { PreviewBody } from './preview.js';
 import { Change, EditResult, Queued } from './results.js';
 import { TextBody, TextResult } from './text.js';
+import { WebhookSecret } from './webhook-secret.js';
 
 /**
  * Every schema with an `$id`: added to Fastify once (plugins/app/schemas.ts) and named so
@@ -39,4 +40,5 @@ export const NAMED_SCHEMAS: TSchema[] = [
   CheckoutResult,
   Health,
   Ack,
+  WebhookSecret,
 ];
