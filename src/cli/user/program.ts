@@ -235,7 +235,8 @@ Progress bars are drawn on stderr only when it is a terminal.
 ${EXIT_CODES_HELP}`,
     );
 
-  const example = (cmd: Command, text: string) => cmd.addHelpText('after', `\nExample:\n  ${text}`);
+  const example = (cmd: Command, text: string) =>
+    cmd.addHelpText('after', `\nExample:\n  ${text}\n\n${EXIT_CODES_HELP}`);
 
   example(
     program
