@@ -107,6 +107,31 @@ describe.skipIf(!HAVE_CORPUS)('pdfedit user commands against a running service (
     expect(r.output.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/files\//);
   });
 
+  it('edit: --insert after an anchor and --fill form fields (checkbox as true), verified', async () => {
+    const ins = await runCli(['edit', pdf(), '--insert', 'Bayside Wholesale=Ltd', '--json'], env);
+    expect(ins.code, ins.stderr).toBe(0);
+    expect(JSON.parse(ins.stdout).changes[0]).toMatchObject({ op: 'insert', text: 'Ltd', verified: true });
+
+    const form = path.join(dir, 'form.pdf');
+    copyFileSync(corpusPath('form-libreoffice-writer-needappearances.pdf'), form);
+    const filled = path.join(dir, 'filled.pdf');
+    const res = await runCli(
+      ['edit', form, '--fill', 'Last Name=Lovelace', '--fill', 'gdpr=true', '-o', filled, '--json'],
+      env,
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const r = JSON.parse(res.stdout);
+    expect(r.status).toBe('done');
+    const byField = Object.fromEntries(
+      r.changes.map((c: { field: string; value: unknown }) => [c.field, c.value]),
+    );
+    expect(byField).toMatchObject({ 'Last Name': 'Lovelace', gdpr: true });
+    const text = await runCli(['text', filled, '--json'], env);
+    const fields = JSON.parse(text.stdout).fields as { name: string; value: unknown }[];
+    expect(fields.find((f) => f.name === 'Last Name')?.value).toBe('Lovelace');
+    expect(fields.find((f) => f.name === 'gdpr')?.value).toBe(true);
+  });
+
   it('edit: nothing found is exit 1; a missing file_id exit 5; a wrong command line exit 2', async () => {
     const none = await runCli(['edit', pdf(), '--replace', 'No such phrase anywhere=x', '--json'], env);
     expect(none.code).toBe(1);
