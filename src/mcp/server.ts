@@ -477,9 +477,23 @@ export function createMcpServer(opts: McpOptions): McpServer {
       guarded(async () => {
         const until = Date.now() + args.wait_seconds * 1000;
         let job: Record<string, unknown>;
+        const token = extra._meta?.progressToken;
         for (;;) {
           ({ body: job } = await api.json('GET', `/v1/jobs/${encodeURIComponent(args.job_id)}`));
           const finished = ['done', 'partial', 'failed'].includes(String(job.status));
+          const p = job.progress as { done: number; total: number } | undefined;
+          // A client that asked for progress (a progressToken) hears of each poll while waiting.
+          if (token !== undefined && p && args.wait_seconds > 0) {
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: {
+                progressToken: token,
+                progress: p.done,
+                total: p.total,
+                message: `job ${job.status}`,
+              },
+            });
+          }
           if (finished || Date.now() >= until || extra.signal.aborted) break;
           await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(50, until - Date.now()))));
         }

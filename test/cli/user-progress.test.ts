@@ -26,7 +26,12 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * Runs the CLI in a pseudo-terminal (a detached tmux session on its own socket): stderr is
  * the terminal, stdout goes to a file. Returns the screen once the command has exited.
  */
-async function inTerminal(args: string[], env: Record<string, string>, stdoutFile: string): Promise<string> {
+async function inTerminal(
+  args: string[],
+  env: Record<string, string>,
+  stdoutFile: string,
+  answer?: { prompt: RegExp; typed: string },
+): Promise<string> {
   const socket = `pdfedit-test-${randomBytes(4).toString('hex')}`;
   const vars = Object.entries(env).map(([k, v]) => `${k}=${quote(v)}`);
   const command = `cd ${quote(PROJECT_ROOT)} && env ${vars.join(' ')} ${quote(process.execPath)} ${[...CLI_ARGS, ...args].map(quote).join(' ')} > ${quote(stdoutFile)}; echo "EXIT=$?"; sleep 60`;
@@ -36,6 +41,11 @@ async function inTerminal(args: string[], env: Record<string, string>, stdoutFil
     for (;;) {
       const screen = execFileSync('tmux', ['-L', socket, 'capture-pane', '-p'], { encoding: 'utf8' });
       if (/EXIT=\d+/.test(screen)) return screen;
+      if (answer?.prompt.test(screen)) {
+        execFileSync('tmux', ['-L', socket, 'send-keys', '-l', answer.typed]);
+        execFileSync('tmux', ['-L', socket, 'send-keys', 'Enter']);
+        answer = undefined;
+      }
       if (Date.now() > until) throw new Error(`the command did not finish:\n${screen}`);
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -102,6 +112,25 @@ describe.skipIf(!HAVE_CORPUS || !haveTmux())('progress bars: on a terminal, neve
     expect(batch).toMatch(/EXIT=0/);
     expect(batch).toMatch(/job done\s+\[#{30}\] 100% 5\/5/);
     expect(batch).toMatch(/downloading \[#{30}\] 100% 5\/5/);
+  });
+
+  it('login asks for the key on a terminal', async () => {
+    const home = path.join(dir, 'login-home');
+    const { PDFEDIT_API_KEY: _k, ...rest } = env;
+    const screen = await inTerminal(
+      ['login', '--base-url', live.baseUrl],
+      { ...rest, HOME: home },
+      path.join(dir, 'login.txt'),
+      { prompt: /API key \(sk_live_… or sk_test_…\):/, typed: live.key },
+    );
+    expect(screen).toMatch(/EXIT=0/);
+    expect(screen).not.toContain(live.key); // typed, not echoed
+    expect(readFileSync(path.join(dir, 'login.txt'), 'utf8')).toMatch(
+      /Logged in to http:\/\/127\.0\.0\.1:\d+ \(plan growth, live key\)/,
+    );
+    expect(JSON.parse(readFileSync(path.join(home, '.config/pdfedit/config.json'), 'utf8')).api_key).toBe(
+      live.key,
+    );
   });
 
   it('draws nothing when stderr is a pipe', async () => {

@@ -9,7 +9,7 @@ import { corpusPath, pngSize } from '../helpers/corpus.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
 import { waitForJob } from '../helpers/jobs.js';
 import { type FileServer, serveFiles } from '../helpers/serve.js';
-import { call, checkToolList, toolErrorOf, verdicts } from './common.js';
+import { call, checkToolList, type ToolResult, toolErrorOf, verdicts } from './common.js';
 import { CLI_ARGS, type LiveApp, startLiveApp } from './live.js';
 
 const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
@@ -150,11 +150,17 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
     });
     expect(batch.isError, JSON.stringify(batch.content)).toBeFalsy();
     expect(batch.structuredContent).toMatchObject({ status: 'queued', records: 3 });
-    const job = await call(client, 'pdf_job', {
-      job_id: batch.structuredContent!.job_id,
-      wait_seconds: 90,
-      output_dir: 'letters',
-    });
+    const progress: { progress: number; total?: number }[] = [];
+    const job = (await client.callTool(
+      {
+        name: 'pdf_job',
+        arguments: { job_id: batch.structuredContent!.job_id, wait_seconds: 90, output_dir: 'letters' },
+      },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    )) as ToolResult;
+    // Progress notifications while waiting, the last one the finished job.
+    expect(progress.at(-1)).toMatchObject({ progress: 3, total: 3 });
     expect(job.structuredContent).toMatchObject({ finished: true, status: 'done', kind: 'batch' });
     expect(job.structuredContent!.saved_to).toHaveLength(3);
     for (const n of ['0001', '0002', '0003'])
