@@ -28,6 +28,10 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
     mkdirSync(path.join(dir, 'work'));
     copyFileSync(corpusPath(INVOICE), path.join(dir, 'work', 'invoice.pdf'));
     copyFileSync(corpusPath(LOREM), path.join(dir, 'outside.pdf'));
+    copyFileSync(
+      corpusPath('form-libreoffice-writer-needappearances.pdf'),
+      path.join(dir, 'work', 'form.pdf'),
+    );
     symlinkSync(path.join(dir, 'outside.pdf'), path.join(dir, 'work', 'link.pdf'));
     client = new Client({ name: 'pdfedit-test', version: '1.0.0' });
     await client.connect(
@@ -214,13 +218,18 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
     expect(missing.code).toBe('not_found');
     expect(missing.hint.length).toBeGreaterThan(10);
 
-    const failed = toolErrorOf(
-      await call(client, 'pdf_edit', {
-        document: { url: files.url(INVOICE) },
-        edits: [{ find: 'Amount Due', replace: 'x', fit: 'none', style: { size: 400 } }],
-      }),
-    );
-    expect(['edit_failed', 'invalid_request']).toContain(failed.code);
+    // Every edit rolled back: edit_failed, and the tool error carries failed[] with the reason.
+    const failedRes = await call(client, 'pdf_edit', {
+      document: { path: 'form.pdf' },
+      edits: [{ op: 'form', fields: { Nope: 'x' } }],
+    });
+    const failed = toolErrorOf(failedRes);
+    expect(failed.code).toBe('edit_failed');
+    expect(failed.hint).toMatch(/failed\[\]/);
+    const meta = (failedRes._meta as Record<string, { failed: { reason: string; field: string }[] }>)[
+      'pdfedit/error'
+    ]!;
+    expect(meta.failed[0]).toMatchObject({ reason: 'field_not_found', field: 'Nope' });
 
     const regex = toolErrorOf(
       await call(client, 'pdf_find', { document: { path: 'invoice.pdf' }, query: '(', match: 'regex' }),
