@@ -482,6 +482,8 @@ ${EXIT_CODES_HELP}`,
           );
           const files: { index: number; status: unknown; file: string | null }[] = [];
           const used = new Set<string>();
+          // One bar counting the records here, not one per file's bytes.
+          client.onProgress = undefined;
           let n = 0;
           for (const r of rows) {
             const index = Number(r.index);
