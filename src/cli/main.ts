@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, processIo } from './io.js';
 import { runUserCommand, USER_COMMANDS, USER_USAGE } from './user/index.js';
+import { EXIT_CODES_HELP } from './user/output.js';
 
 /**
  * The whole usage text. admin and worker are loaded only when needed (they pull in the
@@ -22,6 +23,9 @@ Commands:
   worker   Run job workers without the HTTP server
 
 ${USER_USAGE}
+
+${EXIT_CODES_HELP}
+  (admin and worker: 0 done, 1 failed, 2 wrong command line)
 
 Options:
   -h, --help   Show this help
