@@ -102,6 +102,15 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
     const summary = (edited.content as { text?: string }[])[0]!.text!;
     expect(summary).toMatch(/status done: 1 change/);
 
+    // The same call again is the same API request (the file is uploaded once): no second charge.
+    const usage = async () =>
+      (await live.t.app.inject({ method: 'GET', url: '/v1/usage', headers: bearer(live.key) })).json()
+        .pages_used;
+    const used = await usage();
+    const repeat = await call(client, 'pdf_edit', { document: { path: 'invoice.pdf' }, edits });
+    expect(repeat.structuredContent!.output).toEqual(r.output);
+    expect(await usage()).toBe(used);
+
     // The same edit straight through the API (on the same bytes, by URL): the same verdicts.
     const direct = await live.t.app.inject({
       method: 'POST',
