@@ -207,6 +207,7 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
       { document: { path: 'invoice.pdf' }, edits: [{ find: 'a', match: 'fuzzy' }] },
       { document: { path: 'invoice.pdf' }, edits: [{ find: 'a', colour: 'red' }] },
       { edits: [{ find: 'a' }] },
+      { document: { path: 'invoice.pdf' }, edits: [{ find: 'a', replace: 'b' }], dry_run: true },
     ]) {
       const bad = await call(client, 'pdf_edit', args);
       expect(bad.isError, JSON.stringify(args)).toBe(true);
