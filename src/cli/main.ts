@@ -1,12 +1,20 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ADMIN_USAGE, runAdmin } from './admin.js';
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, processIo } from './io.js';
 import { runUserCommand, USER_COMMANDS, USER_USAGE } from './user/index.js';
-import { runWorker, WORKER_USAGE } from './worker.js';
+import { EXIT_CODES_HELP } from './user/output.js';
 
-export const USAGE = `pdfedit: command-line tool of the pdfedit service.
+/**
+ * The whole usage text. admin and worker are loaded only when needed (they pull in the
+ * database and queue layers, about two seconds of start-up the user commands do without).
+ */
+export async function usage(): Promise<string> {
+  const [{ ADMIN_USAGE }, { WORKER_USAGE }] = await Promise.all([
+    import('./admin.js'),
+    import('./worker.js'),
+  ]);
+  return `pdfedit: command-line tool of the pdfedit service.
 
 Usage: pdfedit <command> [options]
 
@@ -16,16 +24,20 @@ Commands:
 
 ${USER_USAGE}
 
+${EXIT_CODES_HELP}
+  (admin and worker: 0 done, 1 failed, 2 wrong command line)
+
 Options:
   -h, --help   Show this help
 
 ${ADMIN_USAGE}
 
 ${WORKER_USAGE}`;
+}
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
-  admin: runAdmin,
-  worker: runWorker,
+  admin: async (args, io) => (await import('./admin.js')).runAdmin(args, io),
+  worker: async (args, io) => (await import('./worker.js')).runWorker(args, io),
   // The user commands parse their own name (commander): hand them the whole rest.
   ...Object.fromEntries(
     USER_COMMANDS.map((name) => [name, (args: string[], io: CliIo) => runUserCommand([name, ...args], io)]),
@@ -46,14 +58,14 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   const commandIndex = tokens.find((t) => t.kind === 'positional')?.index;
   const helpIndex = tokens.find((t) => t.kind === 'option' && t.name === 'help')?.index;
   if (helpIndex !== undefined && (commandIndex === undefined || helpIndex < commandIndex)) {
-    io.out(USAGE);
+    io.out(await usage());
     return EXIT_OK;
   }
   const name = commandIndex === undefined ? undefined : argv[commandIndex];
   const command = name === undefined || !Object.hasOwn(COMMANDS, name) ? undefined : COMMANDS[name];
   if (!command || commandIndex === undefined) {
     io.err(name === undefined ? 'pdfedit: no command given' : `pdfedit: unknown command "${name}"`);
-    io.err(USAGE);
+    io.err(await usage());
     return EXIT_USAGE;
   }
   try {

@@ -161,8 +161,9 @@ export class PdfeditApi {
   }
 
   /**
-   * A link is followed only when it points at this service (an output, preview or upload
-   * link it handed out): the tools never fetch arbitrary addresses on an agent's say-so.
+   * A link is followed only when it is a file link of this service (an output, preview or
+   * upload link it handed out, sent without the key): the tools never fetch arbitrary
+   * addresses, nor other routes of the API, on an agent's say-so.
    */
   sameOrigin(link: string): string {
     let u: URL;
@@ -177,11 +178,11 @@ export class PdfeditApi {
       );
     }
     const base = new URL(`${this.baseUrl}/`);
-    if (u.origin !== base.origin) {
+    if (u.origin !== base.origin || !u.pathname.startsWith(`${base.pathname}v1/files/`)) {
       throw new ApiCallError(
         400,
         'invalid_request',
-        `The link ${u.origin}… is not one of this service's (${base.origin}).`,
+        `The link ${u.origin}${u.pathname} is not a file link of this service (${base.origin}${base.pathname}v1/files/…).`,
         'Pass an output or preview link exactly as the API returned it.',
       );
     }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApiCallError, type PdfeditApi } from './api.js';
@@ -21,7 +22,15 @@ export interface Source {
 export interface LocalFiles {
   /** Real path of the folder tools may read from and write to. */
   root: string;
+  /**
+   * Uploads of this server by content hash: the same bytes are uploaded once, so a repeated
+   * call on the same local file is the same API request (idempotent, no second charge).
+   */
+  uploads?: Map<string, { fileId: string; at: number }>;
 }
+
+/** Well inside the service's 24-hour retention of uploads. */
+const UPLOAD_REUSE_MS = 60 * 60 * 1000;
 
 function refused(message: string, hint: string): ApiCallError {
   return new ApiCallError(400, 'invalid_request', message, hint);
@@ -108,8 +117,13 @@ export async function toSource(
   }
   const password = doc.password === undefined ? {} : { password: doc.password };
   if (doc.path !== undefined) {
-    const file = localInput(local, doc.path);
-    return { file_id: await api.upload(readFileSync(file)), ...password };
+    const bytes = readFileSync(localInput(local, doc.path));
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    const known = local?.uploads?.get(hash);
+    if (known && Date.now() - known.at < UPLOAD_REUSE_MS) return { file_id: known.fileId, ...password };
+    const fileId = await api.upload(bytes);
+    local?.uploads?.set(hash, { fileId, at: Date.now() });
+    return { file_id: fileId, ...password };
   }
   return doc.url !== undefined ? { url: doc.url, ...password } : { file_id: doc.file_id, ...password };
 }

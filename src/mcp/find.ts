@@ -28,8 +28,8 @@ export interface FindHit {
   spans: { span_id: string; text: string; box: number[]; font: string; size: number }[];
 }
 
-/** How long one regular expression may run over one page before the search is refused. */
-const REGEX_BUDGET_MS = 500;
+/** How long one search may run its pattern over all pages before it is refused. */
+const REGEX_BUDGET_MS = 1000;
 
 function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -72,28 +72,37 @@ function pageString(spans: TextSpan[]): { text: string; owner: number[] } {
   return { text, owner };
 }
 
+type Found = { index: number; length: number }[];
+
 /**
- * Runs a regular expression in a separate V8 context with a time limit, so a pattern that
- * backtracks without end (an agent's regex is input like any other) cannot stall the process.
+ * Runs the pattern over every page's text in a separate V8 context with one time limit for
+ * the whole search, so a pattern that backtracks without end (an agent's regex is input like
+ * any other, and over /mcp it runs inside the service) cannot stall the process.
  */
-function matchesOf(text: string, source: string, flags: string): { index: number; length: number }[] {
-  const ctx = vm.createContext({ text, source, flags, out: [] as { index: number; length: number }[] });
+function matchesOf(texts: string[], source: string, flags: string): Found[] {
+  const ctx = vm.createContext({ texts, source, flags, out: [] as Found[] });
   try {
     vm.runInContext(
       `const re = new RegExp(source, flags);
-       for (const m of text.matchAll(re)) { if (m[0].length > 0) out.push({ index: m.index, length: m[0].length }); if (out.length > 10000) break; }`,
+       for (const text of texts) {
+         const found = [];
+         for (const m of text.matchAll(re)) {
+           if (m[0].length > 0) found.push({ index: m.index, length: m[0].length });
+           if (found.length >= 10000) break;
+         }
+         out.push(found);
+       }`,
       ctx,
       { timeout: REGEX_BUDGET_MS },
     );
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-      throw new Error(
-        `The regular expression ran longer than ${REGEX_BUDGET_MS} ms on one page; simplify it.`,
-      );
+      throw new Error(`The regular expression ran longer than ${REGEX_BUDGET_MS} ms; simplify it.`);
     }
     throw err;
   }
-  return (ctx.out as { index: number; length: number }[]).map((m) => ({ index: m.index, length: m.length }));
+  // Objects made in the other context: copied into plain ones of this context.
+  return (ctx.out as Found[]).map((page) => page.map((m) => ({ index: m.index, length: m.length })));
 }
 
 /** Every hit of `query` on `pages`, in reading order, each with the spans it covers. */
@@ -105,9 +114,15 @@ export function findInPages(
 ): FindHit[] {
   const { source, flags } = patternOf(query, match);
   const hits: FindHit[] = [];
-  for (const page of pages) {
-    const { text, owner } = pageString(page.spans);
-    for (const m of matchesOf(text, source, flags)) {
+  const strings = pages.map((p) => pageString(p.spans));
+  const found = matchesOf(
+    strings.map((p) => p.text),
+    source,
+    flags,
+  );
+  pages.forEach((page, p) => {
+    const { text, owner } = strings[p]!;
+    for (const m of found[p]!) {
       const ids = new Set<number>();
       for (let i = m.index; i < m.index + m.length; i++) if (owner[i]! >= 0) ids.add(owner[i]!);
       const spans = [...ids].sort((a, b) => a - b).map((i) => page.spans[i]!);
@@ -134,6 +149,6 @@ export function findInPages(
         })),
       });
     }
-  }
+  });
   return hits;
 }

@@ -45,10 +45,17 @@ export const Pages = z
   .union([z.array(z.number().int().min(1)).min(1).max(10_000), z.string().min(1).max(1000)])
   .describe('1-based pages: an array such as [1, 3] or a string such as "1-3,7".');
 
-export const MatchMode = z
-  .enum(['exact', 'icase', 'word', 'regex'])
+const MODES = ['exact', 'icase', 'word', 'regex'] as const;
+const MODES_TEXT = 'exact: as written; icase: ignoring case; word: whole words only (case as written)';
+
+/** pdf_find runs the pattern itself (JavaScript). */
+export const MatchMode = z.enum(MODES).describe(`${MODES_TEXT}; regex: a JavaScript regular expression.`);
+
+/** An edit's `match` is applied by the engine (Rust regex syntax). */
+export const EditMatchMode = z
+  .enum(MODES)
   .describe(
-    'exact: as written; icase: ignoring case; word: whole words only; regex: an ECMAScript regular expression.',
+    `${MODES_TEXT}; regex: a regular expression in Rust regex syntax (no look-around, no back-references).`,
   );
 
 const Scope = z
@@ -118,7 +125,7 @@ export const Edit = z
       ),
     find: z.string().min(1).max(10_000).optional().describe('Text to find (replace, delete, redact).'),
     replace: z.string().max(10_000).optional().describe('New text (replace).'),
-    match: MatchMode.optional(),
+    match: EditMatchMode.optional(),
     scope: Scope.optional(),
     fit: z
       .enum(['auto', 'none', 'shrink', 'reflow'])

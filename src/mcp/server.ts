@@ -127,7 +127,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
         'Finds a phrase or regular expression in the text of a PDF and returns every hit with its page, box, the spans ' +
         '(span_id, font, size) it covers and the text around it. Reading is free. Pass span_ids to pdf_edit ' +
         '(scope.span_ids) to edit exactly one hit. Example: {"document": {"url": "https://example.com/a.pdf"}, "query": "Invoice No"}.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         document: doc(),
         query: z
           .string()
@@ -150,7 +150,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
           .max(400)
           .default(40)
           .describe('Characters of context on each side.'),
-      },
+      }),
       outputSchema: FindOut,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
@@ -202,12 +202,12 @@ export function createMcpServer(opts: McpOptions): McpServer {
         'rolled back in `failed` with a reason. The edited PDF is at `output.url` (24 hours); use its file_id as the ' +
         'document of a next call. Example: {"document": {"file_id": "file_4Jq8x2"}, "edits": [{"find": "Amount Due", ' +
         '"replace": "Amount Owed"}]}.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         document: doc(),
         edits: Edits,
         options: Options.optional(),
         ...outputPath('Local file to save the edited PDF to (inside the allowed folder).'),
-      },
+      }),
       outputSchema: ResultOut,
       // Same request, same result: the API deduplicates by content (no second charge).
       annotations: {
@@ -256,7 +256,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
         'or, given `change` (a change entry of pdf_edit with its before_preview_url and after_preview_url), the ' +
         'before and after images of that change. Free. Example: {"document": {"file_id": "file_4Jq8x2"}, "page": 1, ' +
         '"highlights": [[72, 90, 300, 104]]}.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         document: doc('The PDF to render (not with `change`)').optional(),
         page: z.number().int().min(1).default(1).describe('1-based page.'),
         region: Box.optional().describe('Render only this box of the page.'),
@@ -276,7 +276,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
           .optional()
           .describe('A change entry of pdf_edit or pdf_job: its before/after images instead of a page.'),
         ...outputPath('Local PNG file to save the image to (with `change`: "-before" / "-after" are added).'),
-      },
+      }),
       outputSchema: PreviewOut,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
@@ -368,7 +368,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
         `${local ? ', as a local CSV file' : ''} or as a CSV URL. Answers a job_id at once; pdf_job waits for it and lists ` +
         'one output per record. Example: {"template": {"file_id": "file_4Jq8x2"}, "edits": [{"find": "Dear Customer", ' +
         '"replace": "Dear {name}"}], "records": [{"name": "Ada"}, {"name": "Grace"}]}.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         template: doc('The template PDF'),
         edits: Edits,
         records: z
@@ -398,7 +398,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
         }),
         records_url: z.string().min(1).max(4096).optional().describe('Address of a CSV the service fetches.'),
         options: Options.optional(),
-      },
+      }),
       outputSchema: BatchOut,
       annotations: {
         readOnlyHint: false,
@@ -452,7 +452,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
         'Reads a job (an async edit or a batch): status, progress and, once finished, the same result pdf_edit gives ' +
         '(a batch: one entry per record in `records`, each with its output link). With wait_seconds it waits up to ' +
         `that long (at most ${maxWait}) for the job to finish. Example: {"job_id": "job_7Hk2mQ", "wait_seconds": 60}.`,
-      inputSchema: {
+      inputSchema: z.strictObject({
         job_id: z.string().min(1).max(100).describe('job_… as pdf_edit or pdf_batch returned it.'),
         wait_seconds: z
           .number()
@@ -469,7 +469,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
             .optional()
             .describe('Batch jobs: local folder for one PDF per record (record-0001.pdf …).'),
         }),
-      },
+      }),
       outputSchema: JobOut,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
@@ -477,9 +477,23 @@ export function createMcpServer(opts: McpOptions): McpServer {
       guarded(async () => {
         const until = Date.now() + args.wait_seconds * 1000;
         let job: Record<string, unknown>;
+        const token = extra._meta?.progressToken;
         for (;;) {
           ({ body: job } = await api.json('GET', `/v1/jobs/${encodeURIComponent(args.job_id)}`));
           const finished = ['done', 'partial', 'failed'].includes(String(job.status));
+          const p = job.progress as { done: number; total: number } | undefined;
+          // A client that asked for progress (a progressToken) hears of each poll while waiting.
+          if (token !== undefined && p && args.wait_seconds > 0) {
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: {
+                progressToken: token,
+                progress: p.done,
+                total: p.total,
+                message: `job ${job.status}`,
+              },
+            });
+          }
           if (finished || Date.now() >= until || extra.signal.aborted) break;
           await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(50, until - Date.now()))));
         }

@@ -13,7 +13,7 @@ export interface StdioOptions {
 /** `pdfedit mcp`: the MCP server on stdin/stdout, until stdin closes. */
 export async function runStdio(opts: StdioOptions): Promise<void> {
   const api = new PdfeditApi({ baseUrl: opts.baseUrl, key: opts.key });
-  const server = createMcpServer({ api, local: { root: realpathSync(opts.allowDir) } });
+  const server = createMcpServer({ api, local: { root: realpathSync(opts.allowDir), uploads: new Map() } });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -38,8 +38,13 @@ export async function checkToolList(client: Client, local: boolean) {
     expect(tool.description, tool.name).toMatch(/Example: \{/);
     expect(tool.inputSchema.type).toBe('object');
     expect(tool.outputSchema?.type, tool.name).toBe('object');
-    ajv.getValidator(tool.inputSchema as never);
+    const validateInput = ajv.getValidator(tool.inputSchema as never);
     ajv.getValidator(tool.outputSchema as never);
+    // The example in the description is itself valid input.
+    const text = tool.description!;
+    const example = JSON.parse(text.slice(text.indexOf('Example: ') + 9, text.lastIndexOf('}') + 1));
+    expect(validateInput(example), `${tool.name} example`).toMatchObject({ valid: true });
+    expect(validateInput({ ...example, no_such_member: 1 }).valid, `${tool.name} strict`).toBe(false);
     for (const [member, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
       expect((schema as { description?: string }).description, `${tool.name}.${member}`).toBeTruthy();
     }

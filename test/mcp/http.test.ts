@@ -101,6 +101,12 @@ describe.skipIf(!HAVE_CORPUS)('MCP over streamable HTTP at /mcp', () => {
       await call(client, 'pdf_preview', { change: { after_preview_url: 'http://169.254.169.254/latest' } }),
     );
     expect(foreign.code).toBe('invalid_request');
+    const route = toolErrorOf(
+      await call(client, 'pdf_preview', {
+        change: { before_preview_url: `${live.baseUrl}/v1/webhook-secret` },
+      }),
+    );
+    expect(route.message).toMatch(/not a file link of this service/);
     const missing = toolErrorOf(await call(client, 'pdf_job', { job_id: 'job_nope' }));
     expect(missing.code).toBe('not_found');
   });

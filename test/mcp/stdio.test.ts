@@ -9,7 +9,7 @@ import { corpusPath, pngSize } from '../helpers/corpus.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
 import { waitForJob } from '../helpers/jobs.js';
 import { type FileServer, serveFiles } from '../helpers/serve.js';
-import { call, checkToolList, toolErrorOf, verdicts } from './common.js';
+import { call, checkToolList, type ToolResult, toolErrorOf, verdicts } from './common.js';
 import { CLI_ARGS, type LiveApp, startLiveApp } from './live.js';
 
 const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
@@ -28,6 +28,10 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
     mkdirSync(path.join(dir, 'work'));
     copyFileSync(corpusPath(INVOICE), path.join(dir, 'work', 'invoice.pdf'));
     copyFileSync(corpusPath(LOREM), path.join(dir, 'outside.pdf'));
+    copyFileSync(
+      corpusPath('form-libreoffice-writer-needappearances.pdf'),
+      path.join(dir, 'work', 'form.pdf'),
+    );
     symlinkSync(path.join(dir, 'outside.pdf'), path.join(dir, 'work', 'link.pdf'));
     client = new Client({ name: 'pdfedit-test', version: '1.0.0' });
     await client.connect(
@@ -98,6 +102,15 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
     const summary = (edited.content as { text?: string }[])[0]!.text!;
     expect(summary).toMatch(/status done: 1 change/);
 
+    // The same call again is the same API request (the file is uploaded once): no second charge.
+    const usage = async () =>
+      (await live.t.app.inject({ method: 'GET', url: '/v1/usage', headers: bearer(live.key) })).json()
+        .pages_used;
+    const used = await usage();
+    const repeat = await call(client, 'pdf_edit', { document: { path: 'invoice.pdf' }, edits });
+    expect(repeat.structuredContent!.output).toEqual(r.output);
+    expect(await usage()).toBe(used);
+
     // The same edit straight through the API (on the same bytes, by URL): the same verdicts.
     const direct = await live.t.app.inject({
       method: 'POST',
@@ -150,11 +163,17 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
     });
     expect(batch.isError, JSON.stringify(batch.content)).toBeFalsy();
     expect(batch.structuredContent).toMatchObject({ status: 'queued', records: 3 });
-    const job = await call(client, 'pdf_job', {
-      job_id: batch.structuredContent!.job_id,
-      wait_seconds: 90,
-      output_dir: 'letters',
-    });
+    const progress: { progress: number; total?: number }[] = [];
+    const job = (await client.callTool(
+      {
+        name: 'pdf_job',
+        arguments: { job_id: batch.structuredContent!.job_id, wait_seconds: 90, output_dir: 'letters' },
+      },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    )) as ToolResult;
+    // Progress notifications while waiting, the last one the finished job.
+    expect(progress.at(-1)).toMatchObject({ progress: 3, total: 3 });
     expect(job.structuredContent).toMatchObject({ finished: true, status: 'done', kind: 'batch' });
     expect(job.structuredContent!.saved_to).toHaveLength(3);
     for (const n of ['0001', '0002', '0003'])
@@ -188,6 +207,7 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
       { document: { path: 'invoice.pdf' }, edits: [{ find: 'a', match: 'fuzzy' }] },
       { document: { path: 'invoice.pdf' }, edits: [{ find: 'a', colour: 'red' }] },
       { edits: [{ find: 'a' }] },
+      { document: { path: 'invoice.pdf' }, edits: [{ find: 'a', replace: 'b' }], dry_run: true },
     ]) {
       const bad = await call(client, 'pdf_edit', args);
       expect(bad.isError, JSON.stringify(args)).toBe(true);
@@ -208,13 +228,18 @@ describe.skipIf(!HAVE_CORPUS)('MCP over stdio (pdfedit mcp) against a running se
     expect(missing.code).toBe('not_found');
     expect(missing.hint.length).toBeGreaterThan(10);
 
-    const failed = toolErrorOf(
-      await call(client, 'pdf_edit', {
-        document: { url: files.url(INVOICE) },
-        edits: [{ find: 'Amount Due', replace: 'x', fit: 'none', style: { size: 400 } }],
-      }),
-    );
-    expect(['edit_failed', 'invalid_request']).toContain(failed.code);
+    // Every edit rolled back: edit_failed, and the tool error carries failed[] with the reason.
+    const failedRes = await call(client, 'pdf_edit', {
+      document: { path: 'form.pdf' },
+      edits: [{ op: 'form', fields: { Nope: 'x' } }],
+    });
+    const failed = toolErrorOf(failedRes);
+    expect(failed.code).toBe('edit_failed');
+    expect(failed.hint).toMatch(/failed\[\]/);
+    const meta = (failedRes._meta as Record<string, { failed: { reason: string; field: string }[] }>)[
+      'pdfedit/error'
+    ]!;
+    expect(meta.failed[0]).toMatchObject({ reason: 'field_not_found', field: 'Nope' });
 
     const regex = toolErrorOf(
       await call(client, 'pdf_find', { document: { path: 'invoice.pdf' }, query: '(', match: 'regex' }),

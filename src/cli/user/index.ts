@@ -1,3 +1,5 @@
+import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
 import type { CliIo } from '../io.js';
 import { processIo } from '../io.js';
 import { runUser, type UserIo } from './program.js';
@@ -34,6 +36,28 @@ export const USER_USAGE = `User commands (against the API; pdfedit <command> --h
   webhook-secret   Print (or --rotate) the webhook signing secret
   mcp              Run the MCP server for AI agents on stdio`;
 
+/** On a terminal: asks for the key on stderr and reads one line, unechoed. Otherwise: all of stdin. */
+async function readKey(): Promise<string> {
+  if (!process.stdin.isTTY) return readAll(process.stdin);
+  // The prompt is shown; what is typed is not echoed (a key on the screen is a key in the scrollback).
+  let muted = false;
+  const output = new Writable({
+    write(chunk, _encoding, done) {
+      if (!muted) process.stderr.write(chunk);
+      done();
+    },
+  });
+  const rl = createInterface({ input: process.stdin, output, terminal: true });
+  try {
+    const answer = rl.question('API key (sk_live_… or sk_test_…): ');
+    muted = true;
+    return await answer;
+  } finally {
+    rl.close();
+    process.stderr.write('\n');
+  }
+}
+
 function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
@@ -50,7 +74,7 @@ export function runUserCommand(argv: string[], io: CliIo): Promise<number> {
     ...io,
     errRaw: real ? (s) => process.stderr.write(s) : (s) => io.err(s),
     errIsTty: real && process.stderr.isTTY === true,
-    readStdin: () => (real ? readAll(process.stdin) : Promise.resolve('')),
+    readStdin: () => (real ? readKey() : Promise.resolve('')),
   };
   return runUser(argv, userIo);
 }

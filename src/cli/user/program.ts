@@ -235,7 +235,8 @@ Progress bars are drawn on stderr only when it is a terminal.
 ${EXIT_CODES_HELP}`,
     );
 
-  const example = (cmd: Command, text: string) => cmd.addHelpText('after', `\nExample:\n  ${text}`);
+  const example = (cmd: Command, text: string) =>
+    cmd.addHelpText('after', `\nExample:\n  ${text}\n\n${EXIT_CODES_HELP}`);
 
   example(
     program
@@ -481,6 +482,8 @@ ${EXIT_CODES_HELP}`,
           );
           const files: { index: number; status: unknown; file: string | null }[] = [];
           const used = new Set<string>();
+          // One bar counting the records here, not one per file's bytes.
+          client.onProgress = undefined;
           let n = 0;
           for (const r of rows) {
             const index = Number(r.index);
