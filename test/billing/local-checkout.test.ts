@@ -9,17 +9,10 @@ import {
 } from '../../src/billing/providers/local.js';
 import type { ProviderEvent } from '../../src/billing/providers/types.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
+import { DB_KINDS } from '../helpers/env.js';
 import { csrfOf, PageClient } from '../helpers/pages.js';
 
 let t: TestApp;
-
-beforeAll(async () => {
-  t = await startApp('sqlite');
-});
-
-afterAll(async () => {
-  await t?.close();
-});
 
 const json = { 'content-type': 'application/json' };
 
@@ -69,7 +62,15 @@ const usage = async (key: string) =>
 const plan = async (key: string) =>
   (await t.app.inject({ method: 'GET', url: '/v1/limits', headers: bearer(key) })).json().plan;
 
-describe('POST /v1/billing/checkout with the local provider', () => {
+describe.each(DB_KINDS)('POST /v1/billing/checkout with the local provider (%s)', (kind) => {
+  beforeAll(async () => {
+    t = await startApp(kind);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
   it('answers a url bound to the account and an expiry; refuses unknown plans and packs', async () => {
     const { key } = await newAccount('co@example.com');
     const res = await checkout(key, { pack: 'try_it' });
