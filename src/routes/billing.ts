@@ -138,8 +138,22 @@ async function webhookRoute(fastify: FastifyInstance): Promise<void> {
           hint: 'Callbacks are signed by the payment provider; nothing was changed.',
         });
       }
-      const outcome = await applyProviderEvent(fastify.db, provider, event, fastify.config.now());
-      request.log.info({ event: event.id, type: event.type, outcome }, 'payment event');
+      const { outcome, replaced } = await applyProviderEvent(
+        fastify.db,
+        provider,
+        event,
+        fastify.config.now(),
+      );
+      request.log.info({ event: event.id, type: event.type, outcome, replaced }, 'payment event');
+      if (replaced) {
+        // A plan change through a new checkout: the old subscription ends now. A failure is
+        // logged, not answered: the event is applied, and the provider would only resend it.
+        await fastify.payments
+          .cancelNow(replaced, '', fastify.config.now())
+          .catch((err) =>
+            request.log.error({ err, subscription: replaced }, 'could not cancel a replaced subscription'),
+          );
+      }
       return { received: true, outcome };
     },
   );

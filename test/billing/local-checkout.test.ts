@@ -178,9 +178,26 @@ describe.each(DB_KINDS)('POST /v1/billing/checkout with the local provider (%s)'
       provider_customer: string;
     };
     expect(a.period_end).toBeGreaterThan(Date.now() + 29 * 86_400_000);
-    // Upgrade: a checkout for another plan.
+    // Upgrade: a checkout for another plan; the new subscription replaces the old one.
     await pay((await checkout(key, { plan: 'growth' })).json().url);
     expect(await plan(key)).toBe('growth');
+    const upgraded = (await t.app.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()) as unknown as typeof a;
+    expect(upgraded.provider_subscription).not.toBe(a.provider_subscription);
+    // News of the replaced subscription changes nothing.
+    const stale = await deliver(
+      localEvent(
+        'customer.subscription.deleted',
+        { id: a.provider_subscription, customer: a.provider_customer, metadata: { account_id: id } },
+        Date.now() + 5_000,
+      ),
+    );
+    expect(stale.json().outcome).toBe('applied');
+    expect(await plan(key)).toBe('growth');
+    Object.assign(a, upgraded);
     // Cancel: the plan stays until the period end, then free.
     const cancel = await deliver(
       localEvent(
