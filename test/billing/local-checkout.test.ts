@@ -158,6 +158,14 @@ describe.each(DB_KINDS)('POST /v1/billing/checkout with the local provider (%s)'
       payload: body,
     });
     expect(stripePath.statusCode).toBe(400);
+    const unknownProvider = await t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/webhook/paypal',
+      headers: json,
+      payload: body,
+    });
+    expect(unknownProvider.statusCode).toBe(400);
+    expect(unknownProvider.json().error.code).toBe('invalid_request');
   });
 
   it('starts a plan, cancels it back to free at the period end', async () => {
