@@ -143,6 +143,7 @@ ${c.after_preview_url ? `<figure><img src="${esc(c.after_preview_url)}" alt="Pag
           `<p class="notice" role="status">${body.changes.length} change(s), ${body.usage.pages_billed} page(s) billed.</p>
 ${body.output ? `<p><a href="${esc(body.output.url)}" download>Download the edited PDF</a> (kept until ${esc(body.output.expires_at)})</p>` : ''}
 ${changes}<p><a href="/account">Back to the account</a></p>`,
+          { signedIn: true, csrf: reply.generateCsrf() },
         ),
       );
     },

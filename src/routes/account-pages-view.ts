@@ -276,7 +276,11 @@ export function localCheckoutPage(
   csrf: string,
   c: { id: string; kind: string; item: string; cents: number; expired: boolean; done: boolean },
 ): string {
-  const what = c.kind === 'plan' ? `the ${c.item} plan (monthly)` : `the ${c.item} credit pack`;
+  const packNames: Record<string, string> = {
+    try_it: 'try-it credit pack (500 pages)',
+    large: 'large credit pack (5,000 pages)',
+  };
+  const what = c.kind === 'plan' ? `the ${c.item} plan (monthly)` : `the ${packNames[c.item] ?? c.item}`;
   const body = c.done
     ? '<p class="notice" role="status">This checkout is paid.</p><p><a href="/account">Back to the account</a></p>'
     : c.expired
