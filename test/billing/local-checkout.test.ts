@@ -286,6 +286,13 @@ describe.each(DB_KINDS)('POST /v1/billing/checkout with the local provider (%s)'
     expect(refused.statusCode).toBe(402);
     expect(refused.json().error.code).toBe('quota_exceeded');
     expect(refused.json().error.hint).toContain('on hold (payment dispute dp_1)');
+    // The account page says so.
+    const { createSignInLink } = await import('../../src/domain/sign-in.js');
+    const { token } = await createSignInLink(t.app.db, 'dispute@example.com', Date.now());
+    const c = new PageClient(t.app);
+    const confirm = await c.get(`/account/link?token=${token}`);
+    await c.post('/account/link', { _csrf: csrfOf(confirm.body), token });
+    expect((await c.get('/account')).body).toContain('This account is on hold (payment dispute dp_1)');
     // Another account is untouched.
     const other = await t.newKey('bystander@example.com');
     expect((await t.app.inject({ method: 'GET', url: '/v1/usage', headers: bearer(other) })).statusCode).toBe(

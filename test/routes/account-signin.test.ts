@@ -1,5 +1,7 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLink } from '../../src/domain/sign-in.js';
+import { makeMailer } from '../../src/net/mail.js';
 import { SESSION_COOKIE, SIGN_IN_LIMITS } from '../../src/routes/account-pages.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { csrfOf, type Mailbox, PageClient, signIn, startMailbox } from '../helpers/pages.js';
@@ -213,5 +215,25 @@ describe('sign-in cookie behind TLS', () => {
       await s.close();
       await box.close();
     }
+  });
+});
+
+describe('sign-in mail without SMTP_URL (embedded mode)', () => {
+  it('writes the message with its link to the log instead', async () => {
+    const logged: unknown[] = [];
+    const log = { warn: (obj: unknown) => logged.push(obj) } as unknown as FastifyBaseLogger;
+    const mailer = makeMailer(undefined, 'pdfedit <no-reply@localhost>', log);
+    await mailer.send(
+      'x@example.com',
+      'Your pdfedit sign-in link',
+      'link: http://127.0.0.1:8080/account/link?token=abc',
+    );
+    expect(logged).toEqual([
+      {
+        to: 'x@example.com',
+        subject: 'Your pdfedit sign-in link',
+        text: 'link: http://127.0.0.1:8080/account/link?token=abc',
+      },
+    ]);
   });
 });
