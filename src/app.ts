@@ -76,9 +76,26 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(mcp);
 }
 
+/** A URL as logged: the value of every `token` query parameter replaced. */
+export function redactTokens(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+}
+
 export function serverOptions(config: Config): FastifyServerOptions {
   return {
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization'],
+      // Sign-in links and signed file links carry their credential in `token`: never logged.
+      serializers: {
+        req: (req: { method: string; url: string; hostname?: string; ip?: string }) => ({
+          method: req.method,
+          url: redactTokens(req.url),
+          hostname: req.hostname,
+          remoteAddress: req.ip,
+        }),
+      },
+    },
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
     requestIdHeader: false,
     // JSON bodies of the API are small; documents travel through uploads or multipart.

@@ -12,6 +12,13 @@ const allDb = (db: Kysely<Database>) => db.withTables<BillingSchema>().withTable
 
 export type ApplyOutcome = 'applied' | 'duplicate' | 'ignored';
 
+export interface ApplyResult {
+  outcome: ApplyOutcome;
+  /** A subscription of the account that a new one replaced (a plan change through a new
+   * checkout): the caller cancels it with the provider, so the account pays for one plan. */
+  replaced?: string;
+}
+
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const obj = (v: unknown): Record<string, unknown> =>
@@ -77,7 +84,13 @@ function planOfSubscription(o: Record<string, unknown>): string | undefined {
 function periodEndOf(o: Record<string, unknown>): number | undefined {
   const items = obj(o.items).data;
   const first = Array.isArray(items) ? obj(items[0]) : {};
-  const s = num(o.current_period_end) ?? num(first.current_period_end) ?? num(o.period_end);
+  const lines = obj(o.lines).data;
+  const line = Array.isArray(lines) ? obj(lines[0]) : {};
+  const s =
+    num(o.current_period_end) ??
+    num(first.current_period_end) ??
+    num(obj(line.period).end) ??
+    num(o.period_end);
   return s === undefined ? undefined : s * 1000;
 }
 
@@ -92,10 +105,11 @@ export async function applyProviderEvent(
   provider: string,
   event: ProviderEvent,
   now: number,
-): Promise<ApplyOutcome> {
-  return allDb(db)
+): Promise<ApplyResult> {
+  let replaced: string | undefined;
+  const outcome = await allDb(db)
     .transaction()
-    .execute(async (trx) => {
+    .execute(async (trx): Promise<ApplyOutcome> => {
       const o = obj(event.data.object);
       const accountId = await accountOf(trx, o);
       const inserted = await trx
@@ -131,6 +145,13 @@ export async function applyProviderEvent(
           .where('provider_customer', 'is', null)
           .execute();
       }
+      const current = (
+        await trx
+          .selectFrom('accounts')
+          .select('provider_subscription')
+          .where('id', '=', accountId)
+          .executeTakeFirstOrThrow()
+      ).provider_subscription;
       switch (event.type) {
         case 'checkout.session.completed': {
           const meta = obj(o.metadata);
@@ -172,25 +193,41 @@ export async function applyProviderEvent(
             return 'applied';
           }
           if (kind === 'plan' && isAccountPlan(item) && item !== 'free') {
-            const sub = str(o.subscription);
-            if (sub)
+            const sub = str(o.subscription) ?? null;
+            if (await newer()) {
+              await trx
+                .updateTable('accounts')
+                .set({ plan: item, plan_at_period_end: null, provider_subscription: sub ?? current })
+                .where('id', '=', accountId)
+                .execute();
+              if (current && sub && current !== sub) replaced = current;
+            } else if (!current && sub) {
               await trx
                 .updateTable('accounts')
                 .set({ provider_subscription: sub })
                 .where('id', '=', accountId)
                 .execute();
-            if (await newer())
-              await trx
-                .updateTable('accounts')
-                .set({ plan: item, plan_at_period_end: null })
-                .where('id', '=', accountId)
-                .execute();
+            }
             return 'applied';
           }
           return 'ignored';
         }
         case 'invoice.paid': {
-          // A renewal (or the first invoice): the paid period now ends later.
+          // A renewal (or the first invoice): the paid period now ends later. Its payment is
+          // remembered so a dispute of it finds the account.
+          const pi = str(o.payment_intent);
+          if (pi)
+            await trx
+              .insertInto('pack_payments')
+              .values({
+                payment_ref: pi,
+                account_id: accountId,
+                pack: 'plan',
+                amount_cents: num(o.amount_paid) ?? 0,
+                created_at: now,
+              })
+              .onConflict((oc) => oc.column('payment_ref').doNothing())
+              .execute();
           const end = periodEndOf(o);
           if (end !== undefined)
             await trx
@@ -203,7 +240,15 @@ export async function applyProviderEvent(
         }
         case 'customer.subscription.created':
         case 'customer.subscription.updated': {
+          const subId = str(o.id);
+          const live =
+            o.cancel_at_period_end !== true &&
+            (o.status === undefined || o.status === 'active' || o.status === 'trialing');
+          // Another subscription than the account's: it takes over only when it is live
+          // (a plan change through a new checkout); news of a replaced one changes nothing.
+          if (current && subId && current !== subId && !live) return 'applied';
           if (!(await newer())) return 'applied';
+          if (current && subId && current !== subId) replaced = current;
           const plan = planOfSubscription(o);
           const end = periodEndOf(o);
           const set: Record<string, unknown> = { provider_subscription: str(o.id) ?? null };
@@ -218,6 +263,8 @@ export async function applyProviderEvent(
           return 'applied';
         }
         case 'customer.subscription.deleted': {
+          // The end of a replaced subscription leaves the current plan alone.
+          if (current && str(o.id) && current !== str(o.id)) return 'applied';
           if (!(await newer())) return 'applied';
           await trx
             .updateTable('accounts')
@@ -275,6 +322,7 @@ export async function applyProviderEvent(
           return 'ignored';
       }
     });
+  return replaced ? { outcome, replaced } : { outcome };
 }
 
 /**

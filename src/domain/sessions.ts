@@ -30,6 +30,8 @@ export async function createSession(db: Db, accountId: string, now: number): Pro
       expires_at: now + SESSION_TTL_MS,
     })
     .execute();
+  // Sessions past their end are of no use: dropped as new ones open.
+  await selfDb(db).deleteFrom('sessions').where('expires_at', '<=', now).execute();
   return token;
 }
 

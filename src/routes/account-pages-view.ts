@@ -30,7 +30,9 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 6px;
 .table-wrap{overflow-x:auto}.muted{color:var(--muted)}.notice{border-left:4px solid var(--accent);padding:8px 12px;background:#eef4fb}
 .alert{border-left:4px solid var(--warn);padding:8px 12px;background:#fbeeee}code,.secret{font-family:ui-monospace,monospace;word-break:break-all}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}dt{font-weight:600}dd{margin:0}
-svg{max-width:100%;height:auto}
+svg{max-width:100%;height:auto}figure{margin:8px 0}caption{text-align:left;padding:4px 0}
+@media (max-width:600px){table.stack thead{position:absolute;left:-9999px}table.stack tr{display:block;border-bottom:1px solid var(--line);padding:6px 0}
+table.stack td{display:flex;gap:12px;border:0;padding:2px 0}table.stack td::before{content:attr(data-label);font-weight:600;min-width:6.5em}}
 `;
 
 export function layout(
@@ -129,6 +131,7 @@ export interface AccountView {
   flash?: string;
 }
 
+const pages = (n: number) => `${n} ${n === 1 ? 'page' : 'pages'}`;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const when = (ms: number | null) =>
   ms === null ? '—' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -144,19 +147,20 @@ export function usageChart(daily: number[], periodStart: number): string {
     .map((n, i) => {
       const bh = Math.round(((h - pad * 2) * n) / max);
       const x = pad + i * bw;
-      return `<rect x="${x.toFixed(1)}" y="${h - pad - bh}" width="${Math.max(1, bw - 2).toFixed(1)}" height="${bh}" fill="#0b5cad"><title>${day(periodStart + i * 86_400_000)}: ${n} pages</title></rect>`;
+      return `<rect x="${x.toFixed(1)}" y="${h - pad - bh}" width="${Math.max(1, bw - 2).toFixed(1)}" height="${bh}" fill="#0b5cad"><title>${day(periodStart + i * 86_400_000)}: ${pages(n)}</title></rect>`;
     })
     .join('');
   const total = daily.reduce((a, b) => a + b, 0);
   const busiest = daily.indexOf(Math.max(...daily));
   const desc = total
-    ? `${total} pages this period; busiest day ${day(periodStart + busiest * 86_400_000)} with ${daily[busiest]} pages.`
+    ? `${pages(total)} this period; busiest day ${day(periodStart + busiest * 86_400_000)} with ${pages(daily[busiest] ?? 0)}.`
     : 'No pages used this period yet.';
   return `<figure><svg role="img" aria-labelledby="chart-title chart-desc" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}">
 <title id="chart-title">Pages per day</title><desc id="chart-desc">${esc(desc)}</desc>
 <line x1="${pad}" y1="${h - pad}" x2="${w - pad}" y2="${h - pad}" stroke="#4a4a4a"/>
-<text x="${pad}" y="${pad - 8}" font-size="12" fill="#1a1a1a">${max} pages</text>
-<text x="${pad}" y="${h - 8}" font-size="12" fill="#1a1a1a">${day(periodStart)}</text>
+<text x="${pad}" y="${pad - 8}" font-size="14" fill="#1a1a1a">${total ? `max ${pages(max)} a day` : ''}</text>
+<text x="${pad}" y="${h - 6}" font-size="14" fill="#1a1a1a">${day(periodStart)}</text>
+<text x="${w - pad}" y="${h - 6}" font-size="14" fill="#1a1a1a" text-anchor="end">${day(periodStart + (daily.length - 1) * 86_400_000)}</text>
 ${bars}</svg><figcaption class="muted">${esc(desc)}</figcaption></figure>`;
 }
 
@@ -169,8 +173,10 @@ function keysSection(v: AccountView): string {
     : '';
   const rows = v.keys
     .map(
-      (k) => `<tr><td>${esc(k.name ?? '—')}</td><td><code>${esc(k.prefix)}…</code></td><td>${esc(k.mode)}</td>
-<td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td>${
+      (
+        k,
+      ) => `<tr><td data-label="Name">${esc(k.name ?? '—')}</td><td data-label="Key"><code>${esc(k.prefix)}…</code></td><td data-label="Mode">${esc(k.mode)}</td>
+<td data-label="Created">${when(k.createdAt)}</td><td data-label="Last used">${when(k.lastUsedAt)}</td><td data-label="State">${
         k.revokedAt !== null
           ? `revoked ${when(k.revokedAt)}`
           : `<form method="post" action="/account/keys/revoke">${csrfField(v.csrf)}<input type="hidden" name="key_id" value="${esc(k.id)}"><button class="danger" type="submit" aria-label="Revoke key ${esc(k.name ?? k.prefix)}">Revoke</button></form>`
@@ -182,7 +188,7 @@ function keysSection(v: AccountView): string {
 <div><label for="key-name">Name (optional)</label><input id="key-name" name="name" type="text" maxlength="64"></div>
 <div><label for="key-mode">Mode</label><select id="key-mode" name="mode"><option value="live">live</option><option value="test">test</option></select></div>
 <button type="submit">Create key</button></div></form>
-${v.keys.length ? `<div class="table-wrap"><table><caption class="muted">Your keys</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead><tbody>${rows}</tbody></table></div>` : '<p class="muted">No keys yet.</p>'}
+${v.keys.length ? `<div class="table-wrap"><table class="stack"><caption class="muted">Your keys</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead><tbody>${rows}</tbody></table></div>` : '<p class="muted">No keys yet.</p>'}
 </section>`;
 }
 
@@ -225,10 +231,10 @@ export function accountPage(v: AccountView): string {
     ? `<p><code class="secret" id="webhook-secret">${esc(v.webhookSecret)}</code></p>`
     : '<p class="muted">Hidden.</p>';
   const jobs = v.jobs.length
-    ? `<div class="table-wrap"><table><caption class="muted">Latest jobs</caption><thead><tr><th scope="col">Job</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Output</th></tr></thead><tbody>${v.jobs
+    ? `<div class="table-wrap"><table class="stack"><caption class="muted">Latest jobs</caption><thead><tr><th scope="col">Job</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Output</th></tr></thead><tbody>${v.jobs
         .map(
           (j) =>
-            `<tr><td><code>${esc(j.id)}</code></td><td>${esc(j.kind)}</td><td>${esc(j.status)}</td><td>${when(j.createdAt)}</td><td>${j.outputUrl ? `<a href="${esc(j.outputUrl)}">Download</a>` : '—'}</td></tr>`,
+            `<tr><td data-label="Job"><code>${esc(j.id)}</code></td><td data-label="Kind">${esc(j.kind)}</td><td data-label="Status">${esc(j.status)}</td><td data-label="Created">${when(j.createdAt)}</td><td data-label="Output">${j.outputUrl ? `<a href="${esc(j.outputUrl)}">Download</a>` : '—'}</td></tr>`,
         )
         .join('')}</tbody></table></div>`
     : '<p class="muted">No jobs yet.</p>';
@@ -250,6 +256,13 @@ ${terms}</section>
 ${secret}<div class="row">
 <form method="post" action="/account/webhook-secret">${csrfField(v.csrf)}<input type="hidden" name="action" value="reveal"><button class="secondary" type="submit">Reveal secret</button></form>
 <form method="post" action="/account/webhook-secret">${csrfField(v.csrf)}<input type="hidden" name="action" value="rotate"><button type="submit">Rotate secret</button></form></div></section>
+<section aria-labelledby="try-h"><h2 id="try-h">Try it</h2>
+<p>Upload a PDF, give a phrase and its replacement, and see the page before and after. Billed to this account like an API call (live).</p>
+<form method="post" action="/account/try?_csrf=${encodeURIComponent(v.csrf)}" enctype="multipart/form-data">
+<label for="try-file">PDF file</label><input id="try-file" name="file" type="file" accept="application/pdf,.pdf" required>
+<div class="row"><div><label for="try-find">Find</label><input id="try-find" name="find" type="text" maxlength="500" required></div>
+<div><label for="try-replace">Replace with</label><input id="try-replace" name="replace" type="text" maxlength="500"></div>
+<button type="submit">Replace and preview</button></div></form></section>
 <section aria-labelledby="jobs-h"><h2 id="jobs-h">Recent jobs</h2>${jobs}</section>
 <section aria-labelledby="close-h"><h2 id="close-h">Close the account</h2>
 <p>Keys are revoked, the subscription is cancelled, files and outputs are deleted at once, job records are kept without document content, and the email address is freed.</p>
@@ -263,7 +276,11 @@ export function localCheckoutPage(
   csrf: string,
   c: { id: string; kind: string; item: string; cents: number; expired: boolean; done: boolean },
 ): string {
-  const what = c.kind === 'plan' ? `the ${c.item} plan (monthly)` : `the ${c.item} credit pack`;
+  const packNames: Record<string, string> = {
+    try_it: 'try-it credit pack (500 pages)',
+    large: 'large credit pack (5,000 pages)',
+  };
+  const what = c.kind === 'plan' ? `the ${c.item} plan (monthly)` : `the ${packNames[c.item] ?? c.item}`;
   const body = c.done
     ? '<p class="notice" role="status">This checkout is paid.</p><p><a href="/account">Back to the account</a></p>'
     : c.expired

@@ -17,7 +17,9 @@ import { ApiError } from '../kernel/api-error.js';
 import { makeMailer } from '../net/mail.js';
 import { MemoryRateCounter, type RateCounter, RedisRateCounter } from '../plugins/app/rate-limit.js';
 import formbody from '../plugins/external/formbody.js';
+import multipart from '../plugins/external/multipart.js';
 import type { JobsSchema } from '../store/jobs-schema.js';
+import { tryItRoutes } from './account-pages-try.js';
 import {
   type AccountView,
   accountPage,
@@ -55,6 +57,7 @@ declare module 'fastify' {
  */
 export default async function accountPages(fastify: FastifyInstance): Promise<void> {
   await fastify.register(formbody);
+  await fastify.register(multipart);
   const { config } = fastify;
   const secure = config.publicBaseUrl.startsWith('https://');
   const mailer = makeMailer(config.accounts.smtpUrl, config.accounts.mailFrom, fastify.log);
@@ -209,6 +212,8 @@ export default async function accountPages(fastify: FastifyInstance): Promise<vo
     extra: Partial<AccountView> = {},
     status = 200,
   ) => html(reply, status, accountPage(await view(reply, accountId, extra)));
+
+  tryItRoutes(fastify, { signedIn, html });
 
   fastify.get(
     '/account',

@@ -9,17 +9,10 @@ import {
 } from '../../src/billing/providers/local.js';
 import type { ProviderEvent } from '../../src/billing/providers/types.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
+import { DB_KINDS } from '../helpers/env.js';
 import { csrfOf, PageClient } from '../helpers/pages.js';
 
 let t: TestApp;
-
-beforeAll(async () => {
-  t = await startApp('sqlite');
-});
-
-afterAll(async () => {
-  await t?.close();
-});
 
 const json = { 'content-type': 'application/json' };
 
@@ -69,7 +62,15 @@ const usage = async (key: string) =>
 const plan = async (key: string) =>
   (await t.app.inject({ method: 'GET', url: '/v1/limits', headers: bearer(key) })).json().plan;
 
-describe('POST /v1/billing/checkout with the local provider', () => {
+describe.each(DB_KINDS)('POST /v1/billing/checkout with the local provider (%s)', (kind) => {
+  beforeAll(async () => {
+    t = await startApp(kind);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
   it('answers a url bound to the account and an expiry; refuses unknown plans and packs', async () => {
     const { key } = await newAccount('co@example.com');
     const res = await checkout(key, { pack: 'try_it' });
@@ -157,6 +158,14 @@ describe('POST /v1/billing/checkout with the local provider', () => {
       payload: body,
     });
     expect(stripePath.statusCode).toBe(400);
+    const unknownProvider = await t.app.inject({
+      method: 'POST',
+      url: '/v1/billing/webhook/paypal',
+      headers: json,
+      payload: body,
+    });
+    expect(unknownProvider.statusCode).toBe(400);
+    expect(unknownProvider.json().error.code).toBe('invalid_request');
   });
 
   it('starts a plan, cancels it back to free at the period end', async () => {
@@ -177,9 +186,26 @@ describe('POST /v1/billing/checkout with the local provider', () => {
       provider_customer: string;
     };
     expect(a.period_end).toBeGreaterThan(Date.now() + 29 * 86_400_000);
-    // Upgrade: a checkout for another plan.
+    // Upgrade: a checkout for another plan; the new subscription replaces the old one.
     await pay((await checkout(key, { plan: 'growth' })).json().url);
     expect(await plan(key)).toBe('growth');
+    const upgraded = (await t.app.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()) as unknown as typeof a;
+    expect(upgraded.provider_subscription).not.toBe(a.provider_subscription);
+    // News of the replaced subscription changes nothing.
+    const stale = await deliver(
+      localEvent(
+        'customer.subscription.deleted',
+        { id: a.provider_subscription, customer: a.provider_customer, metadata: { account_id: id } },
+        Date.now() + 5_000,
+      ),
+    );
+    expect(stale.json().outcome).toBe('applied');
+    expect(await plan(key)).toBe('growth');
+    Object.assign(a, upgraded);
     // Cancel: the plan stays until the period end, then free.
     const cancel = await deliver(
       localEvent(
@@ -260,6 +286,13 @@ describe('POST /v1/billing/checkout with the local provider', () => {
     expect(refused.statusCode).toBe(402);
     expect(refused.json().error.code).toBe('quota_exceeded');
     expect(refused.json().error.hint).toContain('on hold (payment dispute dp_1)');
+    // The account page says so.
+    const { createSignInLink } = await import('../../src/domain/sign-in.js');
+    const { token } = await createSignInLink(t.app.db, 'dispute@example.com', Date.now());
+    const c = new PageClient(t.app);
+    const confirm = await c.get(`/account/link?token=${token}`);
+    await c.post('/account/link', { _csrf: csrfOf(confirm.body), token });
+    expect((await c.get('/account')).body).toContain('This account is on hold (payment dispute dp_1)');
     // Another account is untouched.
     const other = await t.newKey('bystander@example.com');
     expect((await t.app.inject({ method: 'GET', url: '/v1/usage', headers: bearer(other) })).statusCode).toBe(

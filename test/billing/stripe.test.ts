@@ -290,4 +290,72 @@ describe('the stripe provider', () => {
     expect(call.form.get('metadata[period]')).toBe('2026-09');
     expect(await invoiceOverage(t.app.db, t.app.payments, Date.UTC(2026, 9, 1, 2))).toBe(0);
   });
+
+  it('cancels the old subscription when a new checkout changes the plan, and a dispute of a plan payment holds the account', async () => {
+    const { key, id } = await account('stripe-change@example.com');
+    const t0 = Math.floor(Date.now() / 1000);
+    await send(
+      event(
+        'checkout.session.completed',
+        {
+          id: 'cs_ch1',
+          client_reference_id: id,
+          customer: 'cus_ch',
+          subscription: 'sub_old',
+          metadata: { kind: 'plan', item: 'starter' },
+        },
+        t0,
+      ),
+    );
+    await send(
+      event(
+        'invoice.paid',
+        {
+          id: 'in_1',
+          customer: 'cus_ch',
+          payment_intent: 'pi_plan_1',
+          amount_paid: 2900,
+          lines: { data: [{ period: { start: t0, end: t0 + 30 * 86_400 } }] },
+        },
+        t0 + 1,
+      ),
+    );
+    const before = calls.length;
+    await send(
+      event(
+        'checkout.session.completed',
+        {
+          id: 'cs_ch2',
+          client_reference_id: id,
+          customer: 'cus_ch',
+          subscription: 'sub_new',
+          metadata: { kind: 'plan', item: 'scale' },
+        },
+        t0 + 10,
+      ),
+    );
+    expect(await plan(key)).toBe('scale');
+    const cancel = calls.slice(before).find((c) => c.method === 'DELETE');
+    expect(cancel?.path).toBe('/v1/subscriptions/sub_old');
+    // Stripe then reports the old one deleted: the new plan stays.
+    await send(event('customer.subscription.deleted', { id: 'sub_old', customer: 'cus_ch' }, t0 + 20));
+    expect(await plan(key)).toBe('scale');
+    const row = (await t.app.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()) as unknown as Record<string, unknown>;
+    expect(row.period_end).toBe((t0 + 30 * 86_400) * 1000);
+    // A dispute of the first invoice's payment (no metadata, no customer on a dispute).
+    await send(
+      event(
+        'charge.dispute.created',
+        { id: 'dp_plan', object: 'dispute', payment_intent: 'pi_plan_1', amount: 2900 },
+        t0 + 30,
+      ),
+    );
+    const held = await t.app.inject({ method: 'GET', url: '/v1/limits', headers: bearer(key) });
+    expect(held.statusCode).toBe(402);
+    expect(held.json().error.hint).toContain('payment dispute dp_plan');
+  });
 });

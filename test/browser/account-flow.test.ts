@@ -112,6 +112,35 @@ describe.skipIf(!existsSync(CHROMIUM) || !HAVE_CORPUS)('the account pages in a r
     expect(await page.locator('#pages-used').textContent()).toBe(String(usage.pages_used));
     await check(page, '06-usage-moved');
 
+    // Try it: upload, find, replace, previews, download.
+    await page.getByLabel('PDF file').setInputFiles(corpusPath('font-tt-subset-libreoffice-trivial.pdf'));
+    await page.getByLabel('Find', { exact: true }).fill('takimata sanctus');
+    await page.getByLabel('Replace with').fill('sanctus takimata');
+    await page.getByRole('button', { name: 'Replace and preview' }).click();
+    await page.waitForSelector('text=Download the edited PDF');
+    const before = page.getByAltText(/before the change/).first();
+    const after = page.getByAltText(/after the change/).first();
+    for (const img of [before, after])
+      expect(
+        await img.evaluate(
+          (el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0,
+        ),
+      ).toBe(true);
+    const download = await fetch(
+      new URL(
+        (await page.getByRole('link', { name: 'Download the edited PDF' }).getAttribute('href'))!,
+        base,
+      ),
+    );
+    expect(download.status).toBe(200);
+    expect(
+      Buffer.from(await download.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+    await check(page, '06b-try-it-result');
+    await page.goto(`${base}/account`);
+
     // Buy a credit pack through the local provider.
     await page.getByLabel('Credit pack', { exact: true }).selectOption('try_it');
     await page.getByRole('button', { name: 'Buy pack' }).click();
@@ -142,6 +171,6 @@ describe.skipIf(!existsSync(CHROMIUM) || !HAVE_CORPUS)('the account pages in a r
     expect((await api(key, '/v1/usage')).status).toBe(401);
     await check(page, '11-key-revoked');
     await context.close();
-    expect(axeReports.map((r) => r.page)).toHaveLength(11);
+    expect(axeReports.map((r) => r.page)).toHaveLength(12);
   });
 });

@@ -4,27 +4,29 @@ import { getWebhookSecret } from '../../src/domain/accounts.js';
 import { createKey } from '../../src/domain/api-keys.js';
 import { TERMS_VERSION } from '../../src/domain/terms.js';
 import { SESSION_COOKIE } from '../../src/routes/account-pages.js';
+import type { JobsSchema } from '../../src/store/jobs-schema.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
+import { DB_KINDS } from '../helpers/env.js';
 import { csrfOf, type Mailbox, PageClient, signIn, startMailbox } from '../helpers/pages.js';
 
 let t: TestApp;
 let mailbox: Mailbox;
 
-beforeAll(async () => {
-  mailbox = await startMailbox();
-  t = await startApp('sqlite', { SMTP_URL: mailbox.url });
-});
-
-afterAll(async () => {
-  await t?.close();
-  await mailbox?.close();
-});
-
 const accountIdOf = async (email: string) =>
   (await t.app.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow())
     .id;
 
-describe('the account page', () => {
+describe.each(DB_KINDS)('the account page (%s)', (kind) => {
+  beforeAll(async () => {
+    mailbox = await startMailbox();
+    t = await startApp(kind, { SMTP_URL: mailbox.url });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await mailbox?.close();
+  });
+
   it('creates named live and test keys, shows each once, and a revoked key answers 401 at once', async () => {
     const c = new PageClient(t.app);
     const page = await signIn(c, mailbox, 'keys@example.com');
@@ -187,5 +189,96 @@ describe('the account page', () => {
     // The email is free: signing in again makes a new account.
     await signIn(new PageClient(t.app), mailbox, 'leaver@example.com');
     expect(await accountIdOf('leaver@example.com')).not.toBe(id);
+  });
+
+  it('lists recent jobs with status and their output link while it lasts', async () => {
+    const c = new PageClient(t.app);
+    await signIn(c, mailbox, 'jobs@example.com');
+    const id = await accountIdOf('jobs@example.com');
+    const now = Date.now();
+    const job = (jobId: string, status: string, result: unknown, created: number) => ({
+      id: jobId,
+      account_id: id,
+      mode: 'live' as const,
+      plan: 'free',
+      kind: 'edit' as const,
+      status: status as 'done',
+      request: '{}',
+      webhook_url: null,
+      owner: null,
+      lease_until: 0,
+      attempts: 1,
+      progress_total: 1,
+      pages_billed: 1,
+      changes_count: 1,
+      result: result === null ? null : JSON.stringify(result),
+      created_at: created,
+      started_at: created,
+      finished_at: created,
+      expires_at: now + 86_400_000,
+    });
+    const jobs = t.app.db.withTables<JobsSchema>();
+    await jobs
+      .insertInto('jobs')
+      .values([
+        job(
+          'job_fresh',
+          'done',
+          {
+            output: {
+              url: 'http://127.0.0.1:8080/v1/files/file_a?token=t1',
+              expires_at: new Date(now + 3_600_000).toISOString(),
+            },
+          },
+          now - 1000,
+        ),
+        job(
+          'job_stale',
+          'done',
+          {
+            output: {
+              url: 'http://127.0.0.1:8080/v1/files/file_b?token=t2',
+              expires_at: new Date(now - 1000).toISOString(),
+            },
+          },
+          now - 2000,
+        ),
+        job('job_wait', 'queued', null, now - 3000),
+      ])
+      .execute();
+    const page = (await c.get('/account')).body;
+    expect(page).toContain('job_fresh');
+    expect(page).toContain('href="http://127.0.0.1:8080/v1/files/file_a?token=t1"');
+    expect(page).toContain('job_stale');
+    expect(page).not.toContain('file_b');
+    expect(page).toMatch(
+      /job_wait<\/code><\/td><td data-label="Kind">edit<\/td><td data-label="Status">queued/,
+    );
+    // Newest first.
+    expect(page.indexOf('job_fresh')).toBeLessThan(page.indexOf('job_wait'));
+  });
+
+  it('refuses Try it without the CSRF token', async () => {
+    const c = new PageClient(t.app);
+    await signIn(c, mailbox, 'try@example.com');
+    const boundary = 'xxBOUNDARYxx';
+    const body = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="find"',
+      '',
+      'a',
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/account/try',
+      headers: {
+        cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+      payload: body,
+    });
+    expect(res.statusCode).toBe(403);
   });
 });

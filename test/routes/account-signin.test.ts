@@ -1,5 +1,8 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServer, serverOptions } from '../../src/app.js';
 import { createSignInLink } from '../../src/domain/sign-in.js';
+import { makeMailer } from '../../src/net/mail.js';
 import { SESSION_COOKIE, SIGN_IN_LIMITS } from '../../src/routes/account-pages.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { csrfOf, type Mailbox, PageClient, signIn, startMailbox } from '../helpers/pages.js';
@@ -212,6 +215,45 @@ describe('sign-in cookie behind TLS', () => {
     } finally {
       await s.close();
       await box.close();
+    }
+  });
+});
+
+describe('sign-in mail without SMTP_URL (embedded mode)', () => {
+  it('writes the message with its link to the log instead', async () => {
+    const logged: unknown[] = [];
+    const log = { warn: (obj: unknown) => logged.push(obj) } as unknown as FastifyBaseLogger;
+    const mailer = makeMailer(undefined, 'pdfedit <no-reply@localhost>', log);
+    await mailer.send(
+      'x@example.com',
+      'Your pdfedit sign-in link',
+      'link: http://127.0.0.1:8080/account/link?token=abc',
+    );
+    expect(logged).toEqual([
+      {
+        to: 'x@example.com',
+        subject: 'Your pdfedit sign-in link',
+        text: 'link: http://127.0.0.1:8080/account/link?token=abc',
+      },
+    ]);
+  });
+});
+
+describe('request logs', () => {
+  it('never carry the token of a sign-in link', async () => {
+    const lines: string[] = [];
+    const stream = { write: (line: string) => lines.push(line) };
+    const base = serverOptions(t.env.config).logger as Record<string, unknown>;
+    const app = await buildServer(t.env.config, { logger: { ...base, level: 'info', stream } });
+    try {
+      const { token } = await createSignInLink(app.db, 'logs@example.com', Date.now());
+      const res = await app.inject({ method: 'GET', url: `/account/link?token=${token}&x=1` });
+      expect(res.statusCode).toBe(200);
+      const text = lines.join('');
+      expect(text).toContain('/account/link?token=[redacted]&x=1');
+      expect(text).not.toContain(token);
+    } finally {
+      await app.close();
     }
   });
 });
