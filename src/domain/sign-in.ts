@@ -36,6 +36,27 @@ export async function createSignInLink(
   return { token, email: normal };
 }
 
+/**
+ * What a link would do, without spending it: the confirm page names the address it signs
+ * in as, so a link someone else mailed you (to sign you into their account) shows itself.
+ */
+export async function peekSignInLink(
+  db: Db,
+  token: string,
+  now: number,
+): Promise<{ status: 'ok'; email: string } | { status: 'invalid' | 'expired' | 'used' }> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return { status: 'invalid' };
+  const row = await selfDb(db)
+    .selectFrom('sign_in_links')
+    .select(['email', 'expires_at', 'used_at'])
+    .where('token_hash', '=', sha256Hex(token))
+    .executeTakeFirst();
+  if (!row) return { status: 'invalid' };
+  if (row.used_at !== null) return { status: 'used' };
+  if (row.expires_at <= now) return { status: 'expired' };
+  return { status: 'ok', email: row.email };
+}
+
 export type LinkOutcome = { status: 'ok'; accountId: string } | { status: 'invalid' | 'expired' | 'used' };
 
 /**

@@ -77,10 +77,11 @@ export function checkMailPage(email: string): string {
   );
 }
 
-export function confirmLinkPage(csrf: string, token: string): string {
+export function confirmLinkPage(csrf: string, token: string, email: string): string {
   return layout(
     'Finish signing in',
-    `<p>Press the button to sign in on this device.</p>
+    `<p>This link signs you in as <strong>${esc(email)}</strong>.</p>
+<p>Press the button only if that is your address and you asked for the link yourself.</p>
 <form method="post" action="/account/link">${csrfField(csrf)}<input type="hidden" name="token" value="${esc(token)}">
 <button type="submit">Sign in</button></form>`,
   );

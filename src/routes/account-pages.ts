@@ -11,7 +11,7 @@ import { getWebhookSecret, rotateWebhookSecret } from '../domain/accounts.js';
 import { createKey } from '../domain/api-keys.js';
 import { closeAccount } from '../domain/close-account.js';
 import { createSession, endSession, SESSION_TTL_MS, selfDb, sessionAccount } from '../domain/sessions.js';
-import { consumeSignInLink, createSignInLink } from '../domain/sign-in.js';
+import { consumeSignInLink, createSignInLink, peekSignInLink } from '../domain/sign-in.js';
 import { acceptedCurrentTerms, TERMS_VERSION } from '../domain/terms.js';
 import { ApiError } from '../kernel/api-error.js';
 import { makeMailer } from '../net/mail.js';
@@ -278,7 +278,9 @@ export default async function accountPages(fastify: FastifyInstance): Promise<vo
     async (request, reply) => {
       const { token } = request.query as { token: string };
       // Not spent here: mail scanners open links; the button below spends it.
-      return html(reply, 200, confirmLinkPage(reply.generateCsrf(), token));
+      const peek = await peekSignInLink(fastify.db, token, config.now());
+      if (peek.status !== 'ok') return html(reply, 400, linkRefusedPage(peek.status));
+      return html(reply, 200, confirmLinkPage(reply.generateCsrf(), token, peek.email));
     },
   );
 
@@ -289,14 +291,7 @@ export default async function accountPages(fastify: FastifyInstance): Promise<vo
       const { token } = request.body as { token: string };
       const now = config.now();
       const outcome = await consumeSignInLink(fastify.db, token, now);
-      if (outcome.status !== 'ok') {
-        const why = {
-          invalid: 'This sign-in link is not valid.',
-          expired: 'This sign-in link has expired.',
-          used: 'This sign-in link was used already.',
-        }[outcome.status];
-        return html(reply, 400, messagePage('Sign-in link refused', `${why} Ask for a new one.`));
-      }
+      if (outcome.status !== 'ok') return html(reply, 400, linkRefusedPage(outcome.status));
       const session = await createSession(fastify.db, outcome.accountId, now);
       reply.setCookie(SESSION_COOKIE, session, { ...cookieOpts, maxAge: Math.floor(SESSION_TTL_MS / 1000) });
       return reply.redirect('/account', 303);
@@ -504,4 +499,13 @@ function outputUrl(result: string | null, now: number): string | null {
   } catch {
     return null;
   }
+}
+
+function linkRefusedPage(status: 'invalid' | 'expired' | 'used'): string {
+  const why = {
+    invalid: 'This sign-in link is not valid.',
+    expired: 'This sign-in link has expired.',
+    used: 'This sign-in link was used already.',
+  }[status];
+  return messagePage('Sign-in link refused', `${why} Ask for a new one.`);
 }

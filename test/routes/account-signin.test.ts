@@ -43,6 +43,8 @@ describe('sign-in by emailed link', () => {
     // Opening the link does not spend it (mail scanners open links): the button does.
     const confirm = await c.get(`/account/link?token=${token}`);
     expect(confirm.statusCode).toBe(200);
+    // The page names the account the link signs in to (a link someone else mailed shows itself).
+    expect(confirm.body).toContain('signs you in as <strong>ann@example.com</strong>');
     const done = await c.post('/account/link', { _csrf: csrfOf(confirm.body), token });
     expect(done.statusCode).toBe(303);
     const setCookie = ([] as string[])
@@ -64,7 +66,10 @@ describe('sign-in by emailed link', () => {
     // Reused: refused, no second session.
     const again = new PageClient(t.app);
     const confirm2 = await again.get(`/account/link?token=${token}`);
-    const reused = await again.post('/account/link', { _csrf: csrfOf(confirm2.body), token });
+    expect(confirm2.statusCode).toBe(400);
+    expect(confirm2.body).toContain('used already');
+    const form2 = await again.get('/account');
+    const reused = await again.post('/account/link', { _csrf: csrfOf(form2.body), token });
     expect(reused.statusCode).toBe(400);
     expect(reused.body).toContain('used already');
     expect(again.cookies.has(SESSION_COOKIE)).toBe(false);
@@ -82,7 +87,10 @@ describe('sign-in by emailed link', () => {
     const { token } = await createSignInLink(t.app.db, 'late@example.com', now - 16 * 60 * 1000);
     const c = new PageClient(t.app);
     const confirm = await c.get(`/account/link?token=${token}`);
-    const res = await c.post('/account/link', { _csrf: csrfOf(confirm.body), token });
+    expect(confirm.statusCode).toBe(400);
+    expect(confirm.body).toContain('expired');
+    const form = await c.get('/account');
+    const res = await c.post('/account/link', { _csrf: csrfOf(form.body), token });
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('expired');
     expect(c.cookies.has(SESSION_COOKIE)).toBe(false);
@@ -92,7 +100,10 @@ describe('sign-in by emailed link', () => {
     const c = new PageClient(t.app);
     for (const token of ['A'.repeat(43), 'not-a-token', `${'b'.repeat(42)}!`]) {
       const confirm = await c.get(`/account/link?token=${encodeURIComponent(token)}`);
-      const res = await c.post('/account/link', { _csrf: csrfOf(confirm.body), token });
+      expect(confirm.statusCode).toBe(400);
+      expect(confirm.body).toContain('not valid');
+      const form = await c.get('/account');
+      const res = await c.post('/account/link', { _csrf: csrfOf(form.body), token });
       expect(res.statusCode).toBe(400);
       expect(res.body).toContain('not valid');
     }
