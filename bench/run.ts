@@ -43,7 +43,12 @@ async function main(): Promise<void> {
   ];
   const rows: string[][] = [['operation', 'document', 'p50 ms', 'p95 ms', 'mean ms']];
   for (const threads of [1, 2]) {
-    const pool = new EnginePool({ pdfiumLibPath: PDFIUM, threads, timeoutMs: 120_000, maxQueue: 64 });
+    const pool = new EnginePool({
+      pdfiumLibPath: PDFIUM,
+      processes: threads,
+      timeoutMs: 120_000,
+      maxQueue: 64,
+    });
     try {
       for (const d of docs) {
         const pdf = readFileSync(path.join(CORPUS, d.file));
@@ -132,7 +137,7 @@ async function editBench(): Promise<void> {
       mark: 'SAMPLE',
     });
   }
-  const pool = new EnginePool({ pdfiumLibPath: PDFIUM, threads: 1, timeoutMs: 120_000, maxQueue: 64 });
+  const pool = new EnginePool({ pdfiumLibPath: PDFIUM, processes: 1, timeoutMs: 120_000, maxQueue: 64 });
   try {
     const rows = await benchEdits(pool, PDFIUM, cases);
     console.log('\nOne-phrase verified replace (first occurrence), engine time split by stage (ms):\n');
