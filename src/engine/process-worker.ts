@@ -8,7 +8,11 @@ import type { ProcessMessage, ProcessRequest } from './process-protocol.js';
 import { initEngine, runTask } from './worker.js';
 
 function send(msg: ProcessMessage): void {
-  process.send?.(msg);
+  // The pool may be gone while a call ran (its API process ended): then so does this one.
+  if (!process.connected) process.exit(0);
+  process.send?.(msg, undefined, {}, (err: Error | null) => {
+    if (err) process.exit(0);
+  });
 }
 
 const libPath = process.env.PDFEDIT_PDFIUM_LIB;
