@@ -123,10 +123,10 @@ describe('engine process pool', () => {
 
   it('reports saturation while no process is free', async () => {
     const p = make({ timeoutMs: 200 });
-    await p.open(CHEAP);
+    await p.open(CHEAP, undefined, 30_000);
     expect(p.stats).toMatchObject({ processes: 1, busy: 0, free: 1, queued: 0, saturatedMs: 0 });
     const long = failure(p.render({ pdf: SHADING, page: 1, width: 1000, maxBytes: 1 << 20 }, 1_000));
-    const queued = p.open(CHEAP);
+    const queued = p.open(CHEAP, undefined, 30_000);
     await new Promise((r) => setTimeout(r, 400));
     const s = p.stats;
     expect(s).toMatchObject({ busy: 1, free: 0, queued: 1 });

@@ -61,12 +61,12 @@ describe('GET /healthz', () => {
 
   it('answers 503 when no engine process has been free for longer than the budget', async () => {
     await build({ timeoutMs: 200 });
-    await app.engine.open(expensiveShadingPdf(10));
+    await app.engine.open(expensiveShadingPdf(10), undefined, 30_000);
     // A call with a longer budget than the pool's (as a job has) holds the only process.
     const long = app.engine
       .render({ pdf: expensiveShadingPdf(4000), page: 1, width: 1000, maxBytes: 1 << 20 }, 1_500)
       .catch((e: unknown) => e);
-    const queued = app.engine.open(expensiveShadingPdf(10));
+    const queued = app.engine.open(expensiveShadingPdf(10), undefined, 30_000);
     let res = await app.inject({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(200);
     expect(res.json().engine).toMatchObject({ busy: 1, free: 0, queued: 1 });
