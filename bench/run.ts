@@ -3,6 +3,7 @@
  * A benchmark, not a test: it prints numbers and never fails on them.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config.js';
 import { EnginePool } from '../src/engine/pool.js';
@@ -48,6 +49,12 @@ async function main(): Promise<void> {
     { name: '14 pages (tracemonkey)', file: 'font-type1-pdftex-tracemonkey-2col.pdf' },
     { name: '18 pages (CMS form)', file: 'form-cms1490s-medicare-18p-partly-filled.pdf' },
   ];
+  // Ratios mean little on a machine busy with other work: say how busy it was.
+  console.log(
+    `load average at start: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (${availableParallelism()} cores)\n`,
+  );
   const rows: string[][] = [['operation', 'document', 'p50 ms', 'p95 ms', 'mean ms']];
   // Throughput with 1 and with 2 engine processes (each binds its own PDFium, so two
   // processes render at once): previews/s and verified edits/s of the one-page invoice.
@@ -104,6 +111,11 @@ async function main(): Promise<void> {
   await editBench();
   const batch = await benchBatch();
   const [b1, b2] = [batch.find((r) => r.processes === 1), batch.find((r) => r.processes === 2)];
+  console.log(
+    `load average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   if (b1 && b2) {
     console.log(`batch, 2 engine processes vs 1: ${(b2.recordsPerSecond / b1.recordsPerSecond).toFixed(2)}x`);
   }
