@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +28,12 @@ export interface Config {
   allowPrivateUrls: boolean;
   pdfiumLibPath: string;
   engineThreads: number;
+  /** Engine processes (ENGINE_PROCESSES; default: the machine's cores). Each binds PDFium once. */
+  engineProcesses: number;
+  /** Address-space ceiling of one engine process in MiB (ENGINE_MEMORY_MB; 0: none). */
+  engineMemoryMb: number;
+  /** An engine process whose resident memory passed this after a call is recycled (MiB). */
+  engineRecycleMb: number;
   /** Budget of one synchronous engine call before 504 engine_timeout. */
   syncTimeoutMs: number;
   fetch: { maxBytes: number; timeoutMs: number; maxRedirects: number };
@@ -165,6 +172,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so'),
     ),
     engineThreads: int(env, 'ENGINE_THREADS', 2),
+    engineProcesses: Math.max(1, int(env, 'ENGINE_PROCESSES', availableParallelism())),
+    engineMemoryMb: Math.max(0, int(env, 'ENGINE_MEMORY_MB', 2048)),
+    engineRecycleMb: Math.max(64, int(env, 'ENGINE_RECYCLE_MB', 400)),
     syncTimeoutMs: int(env, 'SYNC_TIMEOUT_MS', 60_000),
     fetch: {
       maxBytes: int(env, 'FETCH_MAX_BYTES', 200 * 1024 * 1024),

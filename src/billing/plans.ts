@@ -16,6 +16,9 @@ export interface Plan {
   maxBatchRecords: number;
   watermarkOffAllowed: boolean;
   overageUsdPerPage?: number;
+  /** Wall time of one synchronous engine call (ms); past it the engine process is ended and
+   * the caller answered 504 engine_timeout. Capped by SYNC_TIMEOUT_MS (engineBudgetMs). */
+  engineBudgetMs: number;
 }
 
 const MB = 1024 * 1024;
@@ -32,6 +35,7 @@ export const PLANS: Record<PlanName, Plan> = {
     syncPageLimit: 20,
     maxBatchRecords: 0,
     watermarkOffAllowed: false,
+    engineBudgetMs: 10_000,
   },
   free: {
     name: 'free',
@@ -43,6 +47,7 @@ export const PLANS: Record<PlanName, Plan> = {
     syncPageLimit: 20,
     maxBatchRecords: 50,
     watermarkOffAllowed: false,
+    engineBudgetMs: 15_000,
   },
   starter: {
     name: 'starter',
@@ -55,6 +60,7 @@ export const PLANS: Record<PlanName, Plan> = {
     maxBatchRecords: 1_000,
     watermarkOffAllowed: false,
     overageUsdPerPage: 0.005,
+    engineBudgetMs: 30_000,
   },
   growth: {
     name: 'growth',
@@ -66,6 +72,7 @@ export const PLANS: Record<PlanName, Plan> = {
     syncPageLimit: 50,
     maxBatchRecords: 10_000,
     watermarkOffAllowed: true,
+    engineBudgetMs: 60_000,
   },
   scale: {
     name: 'scale',
@@ -77,8 +84,14 @@ export const PLANS: Record<PlanName, Plan> = {
     syncPageLimit: 50,
     maxBatchRecords: 50_000,
     watermarkOffAllowed: true,
+    engineBudgetMs: 60_000,
   },
 };
+
+/** The budget of one synchronous engine call for a plan, within the service's ceiling. */
+export function engineBudgetMs(plan: PlanName, ceilingMs: number): number {
+  return Math.min(PLANS[plan].engineBudgetMs, ceilingMs);
+}
 
 // The plan names an account can hold are defined with the principal (src/kernel), which
 // imports nothing; they are handed on here, beside the numbers of each plan.

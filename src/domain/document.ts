@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { PLANS } from '../billing/plans.js';
+import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import type { DocInfo } from '../engine/types.js';
 import { ApiError } from '../kernel/api-error.js';
 import type { Principal } from '../kernel/principal.js';
@@ -22,8 +22,12 @@ export async function openSource(
   source: SourceInput,
 ): Promise<OpenedDocument> {
   const { bytes, password } = await resolveSource(fastify, principal, source);
-  const info = await fastify.engine.open(bytes, password);
   const plan = principal ? PLANS[principal.plan] : PLANS.keyless;
+  const info = await fastify.engine.open(
+    bytes,
+    password,
+    engineBudgetMs(plan.name, fastify.config.syncTimeoutMs),
+  );
   if (info.pageCount > plan.maxPages) {
     throw new ApiError(
       'too_large',

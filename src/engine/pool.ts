@@ -1,9 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Piscina } from 'piscina';
 import { PROJECT_ROOT } from '../config.js';
 import { ApiError } from '../kernel/api-error.js';
 import { isErrorCode } from '../kernel/error-codes.js';
+import type { ProcessMessage, ProcessRequest } from './process-protocol.js';
 import type {
   DocInfo,
   EditTask,
@@ -14,84 +15,280 @@ import type {
   WorkerReply,
 } from './types.js';
 
-/** The compiled worker; piscina loads plain JS, so tests run after `npm run build:ts`. */
-const WORKER_FILE = path.join(PROJECT_ROOT, 'dist', 'src', 'engine', 'worker.js');
+/** The compiled engine process entry; it runs plain JS, so tests run after `npm run build:ts`. */
+const WORKER_FILE = path.join(PROJECT_ROOT, 'dist', 'src', 'engine', 'process-worker.js');
+
+const MB = 1024 * 1024;
 
 export interface EnginePoolOptions {
   pdfiumLibPath: string;
-  threads: number;
-  /** Budget of one call; past it the caller gets 504 engine_timeout. */
+  /** Engine processes; each binds PDFium once, so N processes render N pages at once. */
+  processes: number;
+  /** Default budget of one call; past it the process is killed and the caller gets 504. */
   timeoutMs: number;
-  /** Tasks waiting for a thread before new ones are refused with 429. */
+  /** Calls waiting for a process before new ones are refused with 429. */
   maxQueue?: number;
+  /** Address-space ceiling per process in MiB (0: none). An engine process needs about
+   * 760 MiB of address space before its first call (V8's reservations and PDFium). */
+  memoryMb?: number;
+  /** A process whose resident memory passed this (MiB) after a call is recycled. */
+  recycleMb?: number;
+  /** Told of every call a process answered: which process, when it started and ended. */
+  onCall?: (trace: CallTrace) => void;
+}
+
+export interface CallTrace {
+  pid: number;
+  op: EngineTask['op'];
+  startedAt: number;
+  endedAt: number;
+  rss: number;
+}
+
+export interface EngineStats {
+  processes: number;
+  busy: number;
+  free: number;
+  starting: number;
+  queued: number;
+  completed: number;
+  /** How long no engine process has been free while work was waiting or running (ms). */
+  saturatedMs: number;
+  /** Processes killed at their budget, died mid-call, or recycled for their memory. */
+  timedOut: number;
+  crashed: number;
+  recycled: number;
+}
+
+interface Job {
+  id: number;
+  task: EngineTask;
+  timeoutMs: number;
+  resolve: (reply: WorkerReply<unknown>) => void;
+  reject: (err: ApiError) => void;
+  timer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  child: ChildProcess;
+  ready: boolean;
+  job: Job | undefined;
+  /** Set once the pool ended the process itself (timeout, recycle, close). */
+  retired: boolean;
+}
+
+/** `prlimit` from util-linux, when present: the ceiling without a shell in between. */
+function findPrlimit(): string | undefined {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
+    const p = path.join(dir || '.', 'prlimit');
+    if (existsSync(p)) return p;
+  }
+  return undefined;
 }
 
 /**
- * Runs engine calls on worker threads. PDFium serialises its own calls behind one mutex,
- * so threads overlap only the pure-Rust parts; parallel rendering needs processes (later).
+ * Runs engine calls in child processes, one call at a time per process.
  *
- * A timed-out call is not aborted: terminating a thread inside a native call crashes
- * Node (DESIGN.md), so the answer is 504 while the thread finishes and its result is dropped.
+ * Why not Piscina (the previous front of this pool): Piscina 5 only drives
+ * `node:worker_threads` Workers (its pool constructs `Worker` and talks over a
+ * `MessageChannel`; there is no process mode). Threads share one PDFium, which serialises
+ * every call behind one lock, so two threads never render at once; a thread cannot be
+ * ended inside a native call without taking Node down, so a call past its budget kept its
+ * thread and its memory. Processes fix all three: each binds its own PDFium, a call past
+ * its budget ends by SIGKILL of its process, and each has its own memory ceiling.
+ *
+ * The memory ceiling is an address-space limit (RLIMIT_AS via prlimit, or `ulimit -v` in
+ * /bin/sh where prlimit is missing) rather than a cgroup (needs root and a writable cgroup
+ * tree) or an RSS watchdog (polling lets a fast bomb overshoot by gigabytes). Measured on
+ * Node 20 x64: an engine process maps about 760 MiB before its first call (V8 reserves its
+ * heap and code ranges up front), fails to start under 600 MiB and serves renders at 800
+ * MiB; the default is 2 GiB. Past the ceiling an allocation fails, the process aborts, and
+ * only its own call answers 500 engine_error. The V8 heap is capped too (the engine's
+ * memory is native; the JS side only moves buffers).
  */
 export class EnginePool {
-  private readonly piscina: Piscina;
-  private readonly timeoutMs: number;
+  private readonly opts: Required<Omit<EnginePoolOptions, 'onCall'>> & Pick<EnginePoolOptions, 'onCall'>;
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Job[] = [];
+  private readonly prlimit = findPrlimit();
+  private nextId = 1;
+  private closed = false;
+  /** Set by the first call: from then on the pool keeps its processes running. */
+  private started = false;
+  /** Processes that died before they were ready, in a row. */
+  private startFailures = 0;
+  private completed = 0;
+  private timedOut = 0;
+  private crashed = 0;
+  private recycled = 0;
+  /** Epoch ms since when no process has been free while work was in the pool (or null). */
+  private saturatedSince: number | null = null;
 
   constructor(opts: EnginePoolOptions) {
     if (!existsSync(WORKER_FILE)) {
-      throw new Error(`engine worker not built (${WORKER_FILE}): run npm run build`);
+      throw new Error(`engine process entry not built (${WORKER_FILE}): run npm run build`);
     }
     if (!existsSync(opts.pdfiumLibPath)) {
       throw new Error(`PDFium library not found at ${opts.pdfiumLibPath}: run scripts/setup.sh`);
     }
-    this.timeoutMs = opts.timeoutMs;
-    this.piscina = new Piscina({
-      filename: WORKER_FILE,
-      minThreads: 1,
-      maxThreads: Math.max(1, opts.threads),
-      maxQueue: opts.maxQueue ?? Math.max(8, opts.threads * 16),
-      idleTimeout: 60_000,
-      workerData: { pdfiumLibPath: opts.pdfiumLibPath },
+    const processes = Math.max(1, Math.floor(opts.processes));
+    this.opts = {
+      pdfiumLibPath: opts.pdfiumLibPath,
+      processes,
+      timeoutMs: opts.timeoutMs,
+      maxQueue: opts.maxQueue ?? Math.max(8, processes * 16),
+      memoryMb: opts.memoryMb ?? 2048,
+      recycleMb: opts.recycleMb ?? 400,
+      onCall: opts.onCall,
+    };
+  }
+
+  /** Default budget of a call, in ms. */
+  get timeoutMs(): number {
+    return this.opts.timeoutMs;
+  }
+
+  private spawnProcess(): Slot {
+    const node = [process.execPath, '--max-old-space-size=512', WORKER_FILE];
+    const env = { ...process.env, PDFEDIT_PDFIUM_LIB: this.opts.pdfiumLibPath };
+    const ceiling = this.opts.memoryMb > 0 ? this.opts.memoryMb * MB : 0;
+    const [cmd, ...args] =
+      ceiling === 0
+        ? node
+        : this.prlimit
+          ? [this.prlimit, `--as=${ceiling}`, '--', ...node]
+          : ['/bin/sh', '-c', `ulimit -v ${ceiling / 1024} && exec "$@"`, 'sh', ...node];
+    const child = spawn(cmd!, args, {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+    const slot: Slot = { child, ready: false, job: undefined, retired: false };
+    this.slots.add(slot);
+    child.on('message', (msg: ProcessMessage) => this.onMessage(slot, msg));
+    child.on('exit', () => this.onExit(slot));
+    child.on('error', () => this.onExit(slot));
+    return slot;
+  }
+
+  private onMessage(slot: Slot, msg: ProcessMessage): void {
+    if (msg.kind === 'ready') {
+      slot.ready = true;
+      this.startFailures = 0;
+      this.pump();
+      return;
+    }
+    const job = slot.job;
+    if (!job || job.id !== msg.id) return;
+    slot.job = undefined;
+    clearTimeout(job.timer);
+    this.completed++;
+    this.opts.onCall?.({
+      pid: slot.child.pid ?? 0,
+      op: job.task.op,
+      startedAt: msg.startedAt,
+      endedAt: msg.endedAt,
+      rss: msg.rss,
+    });
+    // A call that grew the process is its last: memory goes back to the baseline with it.
+    if (msg.rss > this.opts.recycleMb * MB) {
+      this.recycled++;
+      this.retire(slot);
+    }
+    job.resolve(msg.reply);
+    this.pump();
+  }
+
+  private onExit(slot: Slot): void {
+    if (!this.slots.delete(slot)) return;
+    const job = slot.job;
+    slot.job = undefined;
+    if (job) {
+      clearTimeout(job.timer);
+      this.crashed++;
+      // Died mid-call (memory ceiling, a crash in the engine): this request only.
+      job.reject(new ApiError('engine_error', 'The engine failed on this document.'));
+    } else if (!slot.ready && !slot.retired && !this.closed) {
+      // Died before it was ready (a ceiling too low, a broken install): fail one waiting
+      // call rather than respawning in a loop.
+      this.startFailures++;
+      const head = this.queue.shift();
+      head?.reject(new ApiError('engine_error', 'The engine could not start.'));
+    }
+    this.pump();
+  }
+
+  private retire(slot: Slot): void {
+    slot.retired = true;
+    slot.child.kill('SIGKILL');
+  }
+
+  private pump(): void {
+    if (this.closed) return;
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) break;
+      if (!slot.ready || slot.job || slot.retired) continue;
+      this.dispatch(slot, this.queue.shift()!);
+    }
+    // Keep the pool at its size: replace what was killed, start what is missing (the first
+    // call starts them all, so a service that never edits never spawns an engine).
+    const live = [...this.slots].filter((s) => !s.retired).length;
+    if (this.started && (this.queue.length > 0 || this.startFailures < 3)) {
+      for (let n = live; n < this.opts.processes; n++) this.spawnProcess();
+    }
+    this.trackSaturation();
+  }
+
+  private dispatch(slot: Slot, job: Job): void {
+    slot.job = job;
+    job.timer = setTimeout(() => {
+      if (slot.job !== job) return;
+      slot.job = undefined;
+      this.timedOut++;
+      this.retire(slot);
+      job.reject(new ApiError('engine_timeout', `The engine did not finish within ${job.timeoutMs} ms.`));
+    }, job.timeoutMs);
+    const req: ProcessRequest = { id: job.id, task: job.task };
+    slot.child.send(req, (err) => {
+      if (err && slot.job === job) this.retire(slot);
     });
   }
 
-  private async run<T>(task: EngineTask, timeoutMs = this.timeoutMs): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ApiError('engine_timeout', `The engine did not finish within ${timeoutMs} ms.`)),
-        timeoutMs,
-      );
-    });
-    let reply: WorkerReply<T>;
-    try {
-      reply = await Promise.race([this.piscina.run(task) as Promise<WorkerReply<T>>, timeout]);
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      if ((err as Error)?.message?.includes('Task queue is at limit')) {
-        throw new ApiError('rate_limited', 'The engine is busy; retry shortly.', {
-          headers: { 'Retry-After': '2' },
-        });
-      }
-      throw new ApiError('engine_error', 'The engine failed on this document.', { cause: err });
-    } finally {
-      clearTimeout(timer);
+  private trackSaturation(): void {
+    const live = [...this.slots].filter((s) => !s.retired);
+    const free = live.some((s) => s.ready && !s.job);
+    const working = this.queue.length > 0 || live.some((s) => s.job);
+    if (free || !working) this.saturatedSince = null;
+    else this.saturatedSince ??= Date.now();
+  }
+
+  private async run<T>(task: EngineTask, timeoutMs = this.opts.timeoutMs): Promise<T> {
+    if (this.closed) throw new ApiError('engine_error', 'The engine is shutting down.');
+    if (this.queue.length >= this.opts.maxQueue) {
+      throw new ApiError('rate_limited', 'The engine is busy; retry shortly.', {
+        headers: { 'Retry-After': '2' },
+      });
     }
-    if (reply.ok) return reply.value;
+    this.started = true;
+    const reply = await new Promise<WorkerReply<unknown>>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, task, timeoutMs, resolve, reject });
+      this.pump();
+    });
+    if (reply.ok) return reply.value as T;
     const code = isErrorCode(reply.code) ? reply.code : 'engine_error';
     throw new ApiError(code, code === 'engine_error' ? 'The engine failed on this document.' : reply.message);
   }
 
-  open(pdf: Uint8Array, password?: string): Promise<DocInfo> {
-    return this.run<DocInfo>({ op: 'open', pdf, ...(password !== undefined ? { password } : {}) });
+  open(pdf: Uint8Array, password?: string, timeoutMs?: number): Promise<DocInfo> {
+    return this.run<DocInfo>({ op: 'open', pdf, ...(password !== undefined ? { password } : {}) }, timeoutMs);
   }
 
-  readText<T = unknown>(task: Omit<TextTask, 'op'>): Promise<T> {
-    return this.run<T>({ op: 'text', ...task });
+  readText<T = unknown>(task: Omit<TextTask, 'op'>, timeoutMs?: number): Promise<T> {
+    return this.run<T>({ op: 'text', ...task }, timeoutMs);
   }
 
-  async render(task: Omit<RenderTask, 'op'>): Promise<Buffer> {
-    const bytes = await this.run<Uint8Array>({ op: 'render', ...task });
+  async render(task: Omit<RenderTask, 'op'>, timeoutMs?: number): Promise<Buffer> {
+    const bytes = await this.run<Uint8Array>({ op: 'render', ...task }, timeoutMs);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
@@ -100,15 +297,43 @@ export class EnginePool {
     return this.run<EngineEditResult>({ op: 'edit', ...task }, timeoutMs);
   }
 
-  get stats() {
+  get stats(): EngineStats {
+    this.trackSaturation();
+    const live = [...this.slots].filter((s) => !s.retired);
+    const busy = live.filter((s) => s.job).length;
+    const starting = live.filter((s) => !s.ready).length;
     return {
-      threads: this.piscina.threads.length,
-      queued: this.piscina.queueSize,
-      completed: this.piscina.completed,
+      processes: live.length,
+      busy,
+      free: live.length - busy - starting,
+      starting,
+      queued: this.queue.length,
+      completed: this.completed,
+      saturatedMs: this.saturatedSince === null ? 0 : Date.now() - this.saturatedSince,
+      timedOut: this.timedOut,
+      crashed: this.crashed,
+      recycled: this.recycled,
     };
   }
 
-  close(): Promise<void> {
-    return this.piscina.destroy();
+  /** The engine process ids (tests and diagnostics). */
+  get pids(): number[] {
+    return [...this.slots].filter((s) => !s.retired && s.child.pid).map((s) => s.child.pid!);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) {
+      job.reject(new ApiError('engine_error', 'The engine is shutting down.'));
+    }
+    const exits = [...this.slots].map(
+      (slot) =>
+        new Promise<void>((resolve) => {
+          if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
+          slot.child.once('exit', () => resolve());
+          this.retire(slot);
+        }),
+    );
+    await Promise.all(exits);
   }
 }

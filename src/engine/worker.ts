@@ -1,10 +1,9 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { workerData } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../config.js';
 import type { EngineEditResult, EngineTask, WorkerReply } from './types.js';
 
-/** The napi addon's surface as this worker uses it (full types: native/index.d.ts). */
+/** The napi addon's surface as the engine process uses it (full types: native/index.d.ts). */
 interface NativeEngine {
   init(pdfiumLibPath: string): void;
   openInfo(pdf: Buffer, password?: string | null): unknown;
@@ -13,25 +12,31 @@ interface NativeEngine {
   edit(pdf: Buffer, request: Record<string, unknown>): EngineEditResult;
 }
 
-const require = createRequire(import.meta.url);
-const native = require(path.join(PROJECT_ROOT, 'native', 'index.js')) as NativeEngine;
-// PDFium binds once per process; init is idempotent, so every worker thread may call it.
-native.init((workerData as { pdfiumLibPath: string }).pdfiumLibPath);
+let native: NativeEngine | undefined;
 
-function call(task: EngineTask): unknown {
+/** Loads the addon and binds PDFium: once per engine process (src/engine/process-worker.ts). */
+export function initEngine(pdfiumLibPath: string): void {
+  if (native) return;
+  const require = createRequire(import.meta.url);
+  const loaded = require(path.join(PROJECT_ROOT, 'native', 'index.js')) as NativeEngine;
+  loaded.init(pdfiumLibPath);
+  native = loaded;
+}
+
+function call(engine: NativeEngine, task: EngineTask): unknown {
   const pdf = Buffer.from(task.pdf.buffer, task.pdf.byteOffset, task.pdf.byteLength);
   switch (task.op) {
     case 'open':
-      return native.openInfo(pdf, task.password ?? null);
+      return engine.openInfo(pdf, task.password ?? null);
     case 'text':
-      return native.readText(pdf, {
+      return engine.readText(pdf, {
         password: task.password,
         pages: task.pages,
         text: task.text,
         forms: task.forms,
       });
     case 'render': {
-      const png = native.render(pdf, {
+      const png = engine.render(pdf, {
         password: task.password,
         page: task.page,
         region: task.region,
@@ -42,13 +47,15 @@ function call(task: EngineTask): unknown {
       return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
     }
     case 'edit':
-      return native.edit(pdf, { password: task.password, edits: task.edits, options: task.options });
+      return engine.edit(pdf, { password: task.password, edits: task.edits, options: task.options });
   }
 }
 
-export default function run(task: EngineTask): WorkerReply<unknown> {
+/** Runs one task; never throws (a reply crosses the IPC channel, which drops `code`). */
+export function runTask(task: EngineTask): WorkerReply<unknown> {
   try {
-    return { ok: true, value: call(task) };
+    if (!native) throw new Error('engine not initialised');
+    return { ok: true, value: call(native, task) };
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     return {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { quotaCheck } from '../billing/meter.js';
-import { PLANS } from '../billing/plans.js';
+import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { billingSubject } from '../billing/subject.js';
 import { type OpenedDocument, openSource } from '../domain/document.js';
 import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
@@ -54,7 +54,11 @@ async function readMultipart(
   const plan = PLANS[principal?.plan ?? 'keyless'];
   const { file, edits, options, password } = await readEditForm(request, plan.maxFileBytes);
   checkWebhookUrl(options?.webhook_url, fastify.config.allowPrivateUrls);
-  const info = await fastify.engine.open(file, password);
+  const info = await fastify.engine.open(
+    file,
+    password,
+    engineBudgetMs(plan.name, fastify.config.syncTimeoutMs),
+  );
   if (info.pageCount > plan.maxPages) {
     throw new ApiError(
       'too_large',
@@ -218,6 +222,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
             options: input.options,
             mark,
             sourceFileId: input.sourceFileId,
+            timeoutMs: engineBudgetMs(plan, config.syncTimeoutMs),
           }),
         );
         const { result } = outcome;

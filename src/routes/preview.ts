@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { engineBudgetMs } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { ApiError } from '../kernel/api-error.js';
 import { Binary } from '../schemas/common.js';
@@ -46,15 +47,18 @@ export default async function previewRoutes(app: FastifyInstance): Promise<void>
           `Page ${page} does not exist: the document has ${doc.info.pageCount} page(s).`,
         );
       }
-      const png = await fastify.engine.render({
-        pdf: doc.bytes,
-        ...(doc.password !== undefined ? { password: doc.password } : {}),
-        page,
-        ...(region ? { region } : {}),
-        ...(highlights ? { highlights } : {}),
-        width: request.body.width ?? 1000,
-        maxBytes: PREVIEW_MAX_BYTES,
-      });
+      const png = await fastify.engine.render(
+        {
+          pdf: doc.bytes,
+          ...(doc.password !== undefined ? { password: doc.password } : {}),
+          page,
+          ...(region ? { region } : {}),
+          ...(highlights ? { highlights } : {}),
+          width: request.body.width ?? 1000,
+          maxBytes: PREVIEW_MAX_BYTES,
+        },
+        engineBudgetMs(request.principal?.plan ?? 'keyless', fastify.config.syncTimeoutMs),
+      );
       return reply.type('image/png').header('Cache-Control', 'private, no-store').send(png);
     },
   );

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { engineBudgetMs } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
 import { errorResponses } from '../schemas/errors.js';
@@ -29,13 +30,16 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
       const doc = await openSource(fastify, principal, request.body.source);
       const pages = resolvePages(request.body.pages, doc.info.pageCount);
       const layers = request.body.layers ?? ['text', 'forms'];
-      const result = await fastify.engine.readText<{ pages: unknown[]; fields: unknown[] }>({
-        pdf: doc.bytes,
-        ...(doc.password !== undefined ? { password: doc.password } : {}),
-        pages,
-        text: layers.includes('text'),
-        forms: layers.includes('forms'),
-      });
+      const result = await fastify.engine.readText<{ pages: unknown[]; fields: unknown[] }>(
+        {
+          pdf: doc.bytes,
+          ...(doc.password !== undefined ? { password: doc.password } : {}),
+          pages,
+          text: layers.includes('text'),
+          forms: layers.includes('forms'),
+        },
+        engineBudgetMs(principal?.plan ?? 'keyless', fastify.config.syncTimeoutMs),
+      );
       return {
         page_count: doc.info.pageCount,
         pages: layers.includes('text') ? result.pages : [],

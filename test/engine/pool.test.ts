@@ -11,13 +11,13 @@ const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
 
 /**
  * Issue 6: a synchronous engine call over its budget answers engine_timeout (504), and the
- * pool keeps serving: the timed-out call finishes on its thread and its result is dropped
- * (a thread is never terminated inside a native call).
+ * pool keeps serving: the process that ran it is ended and the next call gets a fresh one
+ * (test/engine/process-pool.test.ts checks the process side).
  */
 describe.skipIf(!HAVE_CORPUS)('engine pool budget', () => {
   let pool: EnginePool;
   beforeAll(() => {
-    pool = new EnginePool({ pdfiumLibPath: loadConfig({}).pdfiumLibPath, threads: 1, timeoutMs: 1 });
+    pool = new EnginePool({ pdfiumLibPath: loadConfig({}).pdfiumLibPath, processes: 1, timeoutMs: 1 });
   });
   afterAll(async () => pool?.close());
 
@@ -30,7 +30,7 @@ describe.skipIf(!HAVE_CORPUS)('engine pool budget', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('engine_timeout');
     expect((err as ApiError).status).toBe(504);
-    // The same pool, a generous budget for this call: the thread is free again and works.
+    // The same pool, a generous budget for this call: a fresh process serves it.
     const result = await pool.edit(
       {
         pdf: readFileSync(corpusPath(INVOICE)),

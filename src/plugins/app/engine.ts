@@ -2,13 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { EnginePool } from '../../engine/pool.js';
 
-/** One engine pool per process, closed with the server. */
+/** One engine pool per API process (its engine processes end with the server). */
 export default fp(
   async function engine(fastify: FastifyInstance) {
     const pool = new EnginePool({
       pdfiumLibPath: fastify.config.pdfiumLibPath,
-      threads: fastify.config.engineThreads,
+      processes: fastify.config.engineProcesses,
       timeoutMs: fastify.config.syncTimeoutMs,
+      memoryMb: fastify.config.engineMemoryMb,
+      recycleMb: fastify.config.engineRecycleMb,
     });
     fastify.decorate('engine', pool);
     fastify.addHook('onClose', async () => {

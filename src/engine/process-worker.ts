@@ -1,0 +1,33 @@
+/**
+ * Entry of one engine process (forked by src/engine/pool.ts): binds PDFium once, then runs
+ * one task at a time as the pool sends them. The pool kills it at the call's budget or when
+ * its memory grew past the recycle threshold; the address-space ceiling is set by the
+ * spawn (prlimit), so an allocation past it fails inside this process only.
+ */
+import type { ProcessMessage, ProcessRequest } from './process-protocol.js';
+import { initEngine, runTask } from './worker.js';
+
+function send(msg: ProcessMessage): void {
+  // The pool may be gone while a call ran (its API process ended): then so does this one.
+  if (!process.connected) process.exit(0);
+  process.send?.(msg, undefined, {}, (err: Error | null) => {
+    if (err) process.exit(0);
+  });
+}
+
+const libPath = process.env.PDFEDIT_PDFIUM_LIB;
+if (!libPath || !process.send) {
+  console.error('engine process: started without PDFEDIT_PDFIUM_LIB or an IPC channel');
+  process.exit(2);
+}
+initEngine(libPath);
+
+process.on('message', (msg: ProcessRequest) => {
+  const startedAt = performance.timeOrigin + performance.now();
+  const reply = runTask(msg.task);
+  const endedAt = performance.timeOrigin + performance.now();
+  send({ kind: 'reply', id: msg.id, reply, startedAt, endedAt, rss: process.memoryUsage.rss() });
+});
+// The pool went away (the API process died or closed the channel): end with it.
+process.on('disconnect', () => process.exit(0));
+send({ kind: 'ready', pid: process.pid });
