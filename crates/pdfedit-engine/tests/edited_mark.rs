@@ -259,3 +259,47 @@ fn only_edited_pages_of_a_corpus_statement_are_marked() {
     assert!(pages[0].contains("Edited"), "{}", pages[0]);
     assert!(!pages[1].contains("Edited"), "{}", pages[1]);
 }
+
+#[test]
+fn on_flagged_corpus_documents_the_mark_covers_nothing_the_page_drew() {
+    let cases = [
+        ("doc-invoice-itextsharp-demo.pdf", "INV-0046", "INV-0064"),
+        (
+            "doc-ledger-statement-opening-balance.pdf",
+            "Opening",
+            "Starting",
+        ),
+    ];
+    for (name, find, by) in cases {
+        let Some(pdf) = common::load(name) else {
+            return;
+        };
+        let marked = run(
+            &pdf,
+            &request(EditOp::Replace, find, by, Watermark::Auto, false),
+        );
+        let plain = run(
+            &pdf,
+            &request(EditOp::Replace, find, by, Watermark::Off, true),
+        );
+        assert!(!marked.flags.is_empty(), "{name}");
+        assert!(
+            !marked
+                .warnings
+                .contains(&"edited_mark_overlaps".to_string()),
+            "{name}: {:?}",
+            marked.warnings
+        );
+        for (i, &page) in marked.marked_pages.iter().enumerate() {
+            let with = rasterize_page(&marked.pdf, None, page - 1, 2.0).expect("renders");
+            let without = rasterize_page(&plain.pdf, None, page - 1, 2.0).expect("renders");
+            let b = diff_box(&with, &without).expect("the mark is drawn");
+            assert!(
+                white(&without, b),
+                "{name} page {page}: covers content at {b:?}"
+            );
+            assert!(b[2] - b[0] < 120 && b[3] - b[1] < 24, "{name}: {b:?}");
+            println!("{name}: mark {i} on page {page} at pixels {b:?}");
+        }
+    }
+}
