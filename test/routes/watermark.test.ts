@@ -8,6 +8,7 @@ import type { KeyMode } from '../../src/kernel/principal.js';
 import { bearer, startApp } from '../helpers/app.js';
 import { corpusPath, pdftotext, pdftotextAvailable } from '../helpers/corpus.js';
 import { DB_KINDS, type DbKind, HAVE_CORPUS } from '../helpers/env.js';
+import { waitForJob } from '../helpers/jobs.js';
 import { serveFiles } from '../helpers/serve.js';
 
 /** Flagged by the engine (an invoice title with a totals line). */
@@ -93,7 +94,7 @@ async function setUp(kind: DbKind) {
     return key;
   }
   let ip = 0;
-  async function edit(row: Row, headers: Record<string, string> = {}) {
+  async function edit(row: Row, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
     const key = await keyFor(row);
     ip += 1;
     return t.app.inject({
@@ -105,7 +106,10 @@ async function setUp(kind: DbKind) {
       payload: {
         source: { url: files.url(row.doc) },
         edits: EDITS[row.doc],
-        ...(row.watermark ? { options: { watermark: row.watermark } } : {}),
+        // Without a watermark (and no extra option) there is no options object at all.
+        ...(row.watermark || Object.keys(extra).length > 0
+          ? { options: { ...(row.watermark ? { watermark: row.watermark } : {}), ...extra } }
+          : {}),
       },
     });
   }
@@ -116,6 +120,7 @@ async function setUp(kind: DbKind) {
   }
   return {
     t,
+    keyFor,
     edit,
     download,
     urlOf: (file: string) => files.url(file),
@@ -171,6 +176,29 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())("options.watermark and th
     const text = textOf(await s.download(body.output.url));
     expect(text.includes('Edited')).toBe(want.edited);
     expect(text.includes('SAMPLE')).toBe(want.sample);
+  });
+
+  it('runs the same rules in a job: refused off is the job error, auto marks the output', async () => {
+    const refusedRow: Row = {
+      caller: 'live',
+      plan: 'starter',
+      terms: 'current',
+      doc: INVOICE,
+      watermark: 'off',
+    };
+    const key = (await s.keyFor(refusedRow)) ?? '';
+    const refused = await s.edit(refusedRow, {}, { async: true });
+    expect(refused.statusCode, refused.body).toBe(202);
+    const failed = await waitForJob(s.t.app, key, refused.json().job_id);
+    expect(failed.status).toBe('failed');
+    expect((failed.error as { code: string }).code).toBe('forbidden_watermark_off');
+    const auto = await s.edit({ ...refusedRow, watermark: 'auto' }, {}, { async: true });
+    expect(auto.statusCode, auto.body).toBe(202);
+    const done = await waitForJob(s.t.app, key, auto.json().job_id);
+    expect(done.status).toBe('done');
+    expect(done.warnings).toContain('edited_mark');
+    expect(done.flags).toEqual([expect.objectContaining({ kind: 'invoice' })]);
+    expect(textOf(await s.download((done.output as { url: string }).url))).toContain('Edited');
   });
 
   it('never marks a redaction, even with watermark on', async () => {
