@@ -112,6 +112,14 @@ export interface EditFieldValue {
   value: string | boolean | Array<string>
 }
 
+/** One flag of the document and its evidence. */
+export interface EditFlag {
+  /** `bank_statement`, `identity_document`, `signed_contract`, `invoice` or `sealed_paper`. */
+  kind: string
+  /** What in the document shows it. */
+  evidence: string
+}
+
 /** Request-wide options. */
 export interface EditOptions {
   /** `'prefer_exact'` (default) or `'metric_only'`. */
@@ -124,6 +132,16 @@ export interface EditOptions {
    * ASCII; the result then warns `sample_mark`.
    */
   mark?: string
+  /**
+   * The 'Edited' mark: `'auto'` (default: marked when the document is flagged), `'on'`
+   * or `'off'`.
+   */
+  watermark?: string
+  /**
+   * Whether `'off'` is allowed on a flagged document (decided by the service from the
+   * plan and the accepted terms).
+   */
+  watermark_off_allowed?: boolean
 }
 
 /** A region of one page. */
@@ -195,6 +213,10 @@ export interface EditResult {
   removed: Array<EditRemoval>
   /** Redaction: places where a redacted string still occurs in the output. */
   residual: Array<EditResidual>
+  /** What the document was classified as (SPEC rule 12); empty for an ordinary one. */
+  flags: Array<EditFlag>
+  /** 1-based pages that carry the 'Edited' mark. */
+  marked_pages: Array<number>
 }
 
 /** Where an edit applies. */

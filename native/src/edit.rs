@@ -17,6 +17,8 @@ pub enum EditCode {
     SignedDocument,
     /// The request is impossible as written.
     InvalidRequest,
+    /// `options.watermark` `off` on a flagged document, not allowed for the caller.
+    ForbiddenWatermarkOff,
     /// Anything else, including a caught panic.
     EngineError,
 }
@@ -28,6 +30,7 @@ impl AsRef<str> for EditCode {
             EditCode::DocumentUnsupported => "document_unsupported",
             EditCode::SignedDocument => "signed_document",
             EditCode::InvalidRequest => "invalid_request",
+            EditCode::ForbiddenWatermarkOff => "forbidden_watermark_off",
             EditCode::EngineError => "engine_error",
         }
     }
@@ -146,6 +149,13 @@ pub struct EditOptions {
     /// test-mode and keyless callers; set by the service, never by API clients). Printable
     /// ASCII; the result then warns `sample_mark`.
     pub mark: Option<String>,
+    /// The 'Edited' mark: `'auto'` (default: marked when the document is flagged), `'on'`
+    /// or `'off'`.
+    pub watermark: Option<String>,
+    /// Whether `'off'` is allowed on a flagged document (decided by the service from the
+    /// plan and the accepted terms).
+    #[napi(js_name = "watermark_off_allowed")]
+    pub watermark_off_allowed: Option<bool>,
 }
 
 /// The edit request.
@@ -302,6 +312,20 @@ pub struct EditResult {
     pub removed: Vec<EditRemoval>,
     /// Redaction: places where a redacted string still occurs in the output.
     pub residual: Vec<EditResidual>,
+    /// What the document was classified as (SPEC rule 12); empty for an ordinary one.
+    pub flags: Vec<EditFlag>,
+    /// 1-based pages that carry the 'Edited' mark.
+    #[napi(js_name = "marked_pages")]
+    pub marked_pages: Vec<u32>,
+}
+
+/// One flag of the document and its evidence.
+#[napi(object)]
+pub struct EditFlag {
+    /// `bank_statement`, `identity_document`, `signed_contract`, `invoice` or `sealed_paper`.
+    pub kind: String,
+    /// What in the document shows it.
+    pub evidence: String,
 }
 
 fn convert_edit(e: EditSpec) -> Result<engine::Edit> {
@@ -458,10 +482,18 @@ fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
             "metric_only" => engine::FontPolicy::MetricOnly,
             other => return Err(invalid(format!("unknown font_policy {other:?}"))),
         };
+        let watermark = match o.watermark.as_deref().unwrap_or("auto") {
+            "auto" => engine::Watermark::Auto,
+            "on" => engine::Watermark::On,
+            "off" => engine::Watermark::Off,
+            other => return Err(invalid(format!("unknown watermark {other:?}"))),
+        };
         Ok(engine::EditOptions {
             font_policy,
             break_signature: o.break_signature.unwrap_or(false),
             mark: o.mark,
+            watermark,
+            watermark_off_allowed: o.watermark_off_allowed.unwrap_or(false),
         })
     })?;
     Ok(engine::EditRequest {
@@ -551,6 +583,15 @@ fn convert_result(r: engine::EditResult) -> EditResult {
                 text: x.text,
             })
             .collect(),
+        flags: r
+            .flags
+            .into_iter()
+            .map(|f| EditFlag {
+                kind: f.kind.into(),
+                evidence: f.evidence,
+            })
+            .collect(),
+        marked_pages: r.marked_pages,
     }
 }
 
@@ -558,6 +599,7 @@ fn to_js_error(err: engine::EditError) -> napi::Error<EditCode> {
     use pdfedit_engine::Error as E;
     let code = match &err {
         engine::EditError::SignedDocument => EditCode::SignedDocument,
+        engine::EditError::WatermarkOffForbidden(_) => EditCode::ForbiddenWatermarkOff,
         engine::EditError::Engine(E::Encrypted) => EditCode::DocumentEncrypted,
         engine::EditError::Engine(E::Unsupported(_)) => EditCode::DocumentUnsupported,
         engine::EditError::Engine(E::InvalidRequest(_)) => EditCode::InvalidRequest,

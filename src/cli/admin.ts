@@ -9,6 +9,7 @@ import {
   rotateWebhookSecret,
 } from '../domain/accounts.js';
 import { createKey, revokeKey } from '../domain/api-keys.js';
+import { TERMS_VERSION } from '../domain/terms.js';
 import { ApiError } from '../kernel/api-error.js';
 import { migrateToLatest, openDatabase } from '../store/db.js';
 import type { Database } from '../store/schema.js';
@@ -23,6 +24,10 @@ export const ADMIN_USAGE = `Usage:
   pdfedit admin webhook-secret --email EMAIL [--rotate]
       Print the secret that signs the account's job webhooks (last line of output);
       --rotate replaces it first (deliveries from then on are signed with the new one).
+  pdfedit admin accept-terms --email EMAIL
+      Record that the account accepted the document-integrity terms (version
+      ${TERMS_VERSION}); on Growth and Scale it may then send watermark "off" on
+      flagged documents (SPEC rule 12).
 
 Reads DATA_DIR / DATABASE_URL like the server; migrates the database if needed.`;
 
@@ -115,10 +120,34 @@ async function webhookSecretCommand(args: string[], io: CliIo): Promise<number> 
   });
 }
 
+async function acceptTermsCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, options: { email: { type: 'string' } }, strict: true });
+  const email = values.email;
+  if (!email) throw new UsageError('accept-terms needs --email');
+  return withDatabase(io, async (db) => {
+    const account = await findAccountByEmail(db, email);
+    if (!account) {
+      io.err(`pdfedit: no account for ${email}`);
+      return EXIT_FAILED;
+    }
+    const at = Date.now();
+    await db
+      .updateTable('accounts')
+      .set({ terms_accepted_at: at, terms_version: TERMS_VERSION })
+      .where('id', '=', account.id)
+      .execute();
+    io.out(
+      `${account.id} ${account.email} accepted the document-integrity terms ${TERMS_VERSION} at ${new Date(at).toISOString()}`,
+    );
+    return EXIT_OK;
+  });
+}
+
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
   'create-key': createKeyCommand,
   'revoke-key': revokeKeyCommand,
   'webhook-secret': webhookSecretCommand,
+  'accept-terms': acceptTermsCommand,
 };
 
 /** `pdfedit admin …`: returns the exit code. */

@@ -98,6 +98,8 @@ export async function buildEditResult(
       ...(f.field ? { field: f.field } : {}),
     })),
     warnings: result.warnings,
+    // SPEC rule 12: what the document was classified as, with the evidence (empty: ordinary).
+    flags: (result.flags ?? []).map((f) => ({ kind: f.kind, evidence: f.evidence })),
     ...(result.flatten_skipped?.length ? { flatten_skipped: result.flatten_skipped } : {}),
     ...redactionReport(result),
     output,

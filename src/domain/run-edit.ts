@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { charge, usageOf } from '../billing/meter.js';
+import { PLANS } from '../billing/plans.js';
 import type { BillingSubject } from '../billing/subject.js';
 import type { EngineEdit, EngineEditResult } from '../engine/types.js';
 import type { EditOptions } from '../schemas/edit.js';
 import { buildEditResult } from './edit-result.js';
 import type { FileOwner } from './files.js';
+import { acceptedCurrentTerms } from './terms.js';
 
 /** What running an edit needs from the service: the sync route and the job runner both pass it. */
 export type EditServices = Pick<FastifyInstance, 'config' | 'db' | 'blobs' | 'engine'>;
@@ -49,6 +51,8 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
         font_policy: input.options?.font?.policy ?? 'prefer_exact',
         break_signature: input.options?.break_signature ?? false,
         ...(input.mark !== undefined ? { mark: input.mark } : {}),
+        watermark: input.options?.watermark ?? 'auto',
+        watermark_off_allowed: await watermarkOffAllowed(svc, input.subject),
       },
     },
     input.timeoutMs,
@@ -66,6 +70,25 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
     remaining: charged.remaining,
   });
   return { kind: 'ok', result, body, pagesBilled: charged.billed };
+}
+
+/**
+ * SPEC rule 12: `watermark: off` on a flagged document is for Growth and Scale accounts that
+ * accepted the current document-integrity terms (read from the account row, so an acceptance
+ * counts from the next edit on). Keyless callers never may. The engine knows whether the
+ * document is flagged and refuses `off` (403 forbidden_watermark_off) when this is false.
+ */
+export async function watermarkOffAllowed(
+  svc: Pick<EditServices, 'db'>,
+  subject: BillingSubject,
+): Promise<boolean> {
+  if (subject.kind !== 'account' || !PLANS[subject.plan].watermarkOffAllowed) return false;
+  const row = await svc.db
+    .selectFrom('accounts')
+    .select(['terms_accepted_at', 'terms_version'])
+    .where('id', '=', subject.accountId)
+    .executeTakeFirst();
+  return row !== undefined && acceptedCurrentTerms(row);
 }
 
 /** The body of an edit whose every matched edit was rolled back, for a job (a sync edit

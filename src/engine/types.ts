@@ -58,6 +58,10 @@ export interface EditTask {
     break_signature: boolean;
     /** The SAMPLE mark's text, for test-mode and keyless callers (never from the client). */
     mark?: string;
+    /** The 'Edited' mark of SPEC rule 12 (default auto: marked when the document is flagged). */
+    watermark?: 'auto' | 'on' | 'off';
+    /** Whether `off` is allowed on a flagged document (plan and accepted terms, decided by the service). */
+    watermark_off_allowed?: boolean;
   };
 }
 
@@ -93,6 +97,16 @@ export interface EngineEditResult {
   removed: EngineRemoval[];
   /** Redaction: where a redacted string still occurs in the output. */
   residual: EngineResidual[];
+  /** What the engine classified the document as (SPEC rule 12); empty for an ordinary one. */
+  flags: EngineFlag[];
+  /** 1-based pages that carry the 'Edited' mark. */
+  marked_pages: number[];
+}
+
+/** One flag of a document: its kind and the evidence the engine points to. */
+export interface EngineFlag {
+  kind: string;
+  evidence: string;
 }
 
 /** Milliseconds per stage of one edit call, each summed over edits and pages. */

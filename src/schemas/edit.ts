@@ -90,7 +90,12 @@ export const EditOptions = Type.Object(
   {
     async: Type.Optional(Type.Boolean()),
     webhook_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    watermark: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')])),
+    watermark: Type.Optional(
+      Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], {
+        description:
+          "The 'Edited' mark (SPEC rule 12). auto (default): edited pages of a flagged document (see flags in the result) are marked, an ordinary document never is; on: always marked; off: never marked, which on a flagged document needs a Growth or Scale account that accepted the document-integrity terms (else 403 forbidden_watermark_off). A redaction is never marked.",
+      }),
+    ),
     break_signature: Type.Optional(Type.Boolean()),
     ocr: Type.Optional(Type.Boolean()),
     font: Type.Optional(

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Iso, Link } from './common.js';
 import { OPEN, ref } from './ref.js';
-import { Change, EditStatus, resultFields } from './results.js';
+import { Change, EditStatus, Flags, resultFields } from './results.js';
 
 const JobStatus = Type.Union(
   ['queued', 'running', 'done', 'partial', 'failed'].map((s) => Type.Literal(s)),
@@ -34,6 +34,7 @@ export const BatchRecord = Type.Object(
     index: Type.Integer({ description: '0-based position of the record (CSV: data row, header excluded).' }),
     status: EditStatus,
     ...resultFields,
+    flags: Type.Optional(Flags),
     error: Type.Optional(
       Type.Object(ErrorBody.properties, {
         ...OPEN,

@@ -86,13 +86,34 @@ const Timings = Type.Object(
   },
 );
 
+/** One flag of SPEC rule 12 and the evidence for it. */
+export const Flag = Type.Object(
+  {
+    kind: Type.String({
+      description: 'bank_statement, identity_document, signed_contract, invoice or sealed_paper.',
+    }),
+    evidence: Type.String({
+      description:
+        'What in the document shows it: pages and lines, signature dictionaries, stamp annotations.',
+    }),
+  },
+  OPEN,
+);
+
+/** `flags` of an edit result. */
+export const Flags = Type.Array(Flag, {
+  description:
+    "What the engine classified the document as (SPEC rule 12), each with its evidence; empty for an ordinary document. A flagged document's edited pages get the 'Edited' mark unless options.watermark is off (warning edited_mark).",
+});
+
 /** The members an edit result shares with a finished job and a batch record. */
 export const resultFields = {
   changes: Type.Array(ref(Change)),
   unmatched: Type.Array(Unmatched),
   failed: Type.Array(Failed, { description: 'Edits found but not applied, each with a stable reason.' }),
   warnings: Type.Array(Type.Any(), {
-    description: 'Stable warning codes (sample_mark, approx_font_used, …).',
+    description:
+      'Stable warning codes (sample_mark, edited_mark, edited_mark_overlaps, approx_font_used, …).',
   }),
   flatten_skipped: Type.Optional(
     Type.Array(Type.String(), {
@@ -127,6 +148,7 @@ export const EditResult = Type.Object(
   {
     status: EditStatus,
     ...resultFields,
+    flags: Flags,
     usage: Type.Object(
       {
         pages_billed: Type.Integer(),

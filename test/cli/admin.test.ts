@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { authenticate } from '../../src/domain/api-keys.js';
+import { acceptedCurrentTerms, TERMS_VERSION } from '../../src/domain/terms.js';
 import { migrateToLatest, openDatabase } from '../../src/store/db.js';
 import { makeTestEnv, type TestEnv } from '../helpers/env.js';
 
@@ -131,7 +132,39 @@ describe('pdfedit admin (in process)', () => {
     expect(missing.code).toBe(1);
   });
 
+  it('records the acceptance of the document-integrity terms on the account row', async () => {
+    await inProcess(
+      ['admin', 'create-key', '--email', 'g@example.com', '--plan', 'growth'],
+      env.config.dataDir,
+    );
+    const row = () =>
+      withDb(env, (db) =>
+        db
+          .selectFrom('accounts')
+          .select(['terms_accepted_at', 'terms_version'])
+          .where('email', '=', 'g@example.com')
+          .executeTakeFirstOrThrow(),
+      );
+    const before = await row();
+    expect(acceptedCurrentTerms(before)).toBe(false);
+    const t0 = Date.now();
+    const res = await inProcess(['admin', 'accept-terms', '--email', 'G@example.com'], env.config.dataDir);
+    expect(res.code).toBe(0);
+    expect(res.out).toContain(`accepted the document-integrity terms ${TERMS_VERSION}`);
+    const after = await row();
+    expect(after.terms_version).toBe(TERMS_VERSION);
+    expect(Number(after.terms_accepted_at)).toBeGreaterThanOrEqual(t0);
+    expect(acceptedCurrentTerms(after)).toBe(true);
+    const missing = await inProcess(
+      ['admin', 'accept-terms', '--email', 'x@example.com'],
+      env.config.dataDir,
+    );
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/no account for x@example.com/);
+  });
+
   it.each([
+    [['admin', 'accept-terms'], /accept-terms needs --email/],
     [[], /no command given/],
     [['admin'], /admin needs a command/],
     [['admin', 'nope'], /unknown admin command "nope"/],

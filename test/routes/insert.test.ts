@@ -34,7 +34,8 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op insert'
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body.status).toBe('done');
-    expect(body.warnings).toEqual([]);
+    // The invoice is a flagged document: its edited page gets the 'Edited' mark (SPEC rule 12).
+    expect(body.warnings).toEqual(['edited_mark']);
     expect(await textOfOutput(body.output.url)).toContain('PAID');
   });
 

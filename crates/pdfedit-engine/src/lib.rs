@@ -9,6 +9,7 @@
 
 mod error;
 mod find;
+mod flags;
 mod model;
 mod open;
 mod ops;

@@ -12,9 +12,10 @@ use std::time::Instant;
 use lopdf::Document;
 
 use crate::find::compile;
+use crate::flags;
 use crate::model::fonts::DocFonts;
 use crate::open::crypt;
-use crate::ops::{annot, mark, redact};
+use crate::ops::{annot, edited_mark, mark, redact};
 use crate::plan::style;
 use crate::run::{ms_since, timed, Run};
 use crate::save::save;
@@ -31,6 +32,10 @@ pub enum EditError {
     /// (API code `signed_document`).
     #[error("the document is digitally signed; pass options.break_signature to edit it")]
     SignedDocument,
+    /// `options.watermark` `off` on a flagged document by a caller who may not turn the
+    /// 'Edited' mark off (API code `forbidden_watermark_off`).
+    #[error("the document is flagged ({0}); the 'Edited' mark cannot be turned off on this plan")]
+    WatermarkOffForbidden(String),
 }
 
 /// Applies `request` to the PDF in `bytes`.
@@ -115,6 +120,18 @@ fn edit_inner(
             ..EditResult::default()
         },
     };
+    // SPEC rule 12: classify the document, and refuse `watermark: off` before any work.
+    let facts = flags::gather(&mut run, &info.signatures);
+    run.result.flags = flags::classify(&facts);
+    let mark_edited = edited_mark::decide(
+        request.options.watermark,
+        !run.result.flags.is_empty(),
+        request.options.watermark_off_allowed,
+    )
+    .map_err(|_| {
+        let kinds: Vec<&str> = run.result.flags.iter().map(|f| f.kind).collect();
+        EditError::WatermarkOffForbidden(kinds.join(", "))
+    })?;
     let baseline = run.current.clone();
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
         let Some(matcher) = matcher else {
@@ -151,19 +168,56 @@ fn edit_inner(
     // A redaction that removed strings only outside the page text (metadata, annotations)
     // still changed the document.
     let applied = !result.changes.is_empty() || !result.removed.is_empty();
-    let marked = request.options.mark.is_some() && applied;
+    let sampled = request.options.mark.is_some() && applied;
+    let edited_pages = if mark_edited {
+        edited_mark::pages(&result)
+    } else {
+        Vec::new()
+    };
+    let marked = sampled || !edited_pages.is_empty();
     result.pdf = if marked || (applied && run.current != baseline) {
         // After a redaction `run.doc` is the pruned document that was saved and searched.
         let mut out = run.doc;
-        if let Some(text) = request.options.mark.as_deref().filter(|_| marked) {
+        // Pages whose models are still cached are unchanged since they were read.
+        let mut known: HashMap<_, _> = run
+            .models
+            .values()
+            .map(|m| (m.page_id, &m.glyphs))
+            .collect();
+        if !edited_pages.is_empty() {
+            // After verification, before encryption, like the SAMPLE mark; placed where the
+            // render of the output shows nothing.
+            let ids = out.get_pages();
+            let targets: Vec<_> = edited_pages
+                .iter()
+                .filter_map(|p| ids.get(p))
+                .copied()
+                .collect();
+            let plain = timed(&mut result.timings.save_ms, || save(&out))?;
+            let numbers = ids.iter().map(|(n, id)| (*id, *n)).collect();
+            let mut check = edited_mark::BlankCheck::new(&plain, numbers);
+            let clear = timed(&mut result.timings.mark_ms, || {
+                // Bottom left first: the SAMPLE mark, when there is one, takes bottom right.
+                mark::stamp_pages(
+                    &mut out,
+                    edited_mark::TEXT,
+                    &known,
+                    &targets,
+                    true,
+                    &mut |id, b| check.is_blank(id, b),
+                )
+            })?;
+            result.marked_pages = edited_pages;
+            result.warnings.push("edited_mark".into());
+            if clear.contains(&false) {
+                result.warnings.push("edited_mark_overlaps".into());
+            }
+            // The SAMPLE mark reads these pages again, so it sees and avoids the new mark.
+            known.retain(|id, _| !targets.contains(id));
+        }
+        if let Some(text) = request.options.mark.as_deref().filter(|_| sampled) {
             // After verification, before encryption: the mark is never part of an
             // edit's pixel check, and it is encrypted like the rest of the output.
-            // Pages whose models are still cached are unchanged since they were read.
-            let known = run
-                .models
-                .values()
-                .map(|m| (m.page_id, &m.glyphs))
-                .collect();
             timed(&mut result.timings.mark_ms, || {
                 mark::stamp(&mut out, text, &known)
             })?;

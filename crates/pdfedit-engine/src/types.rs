@@ -206,6 +206,33 @@ pub struct EditOptions {
     /// mark of test-mode and keyless use; set by the service, not by API clients). It must
     /// be printable ASCII; the result then carries the warning `sample_mark`.
     pub mark: Option<String>,
+    /// The 'Edited' mark of SPEC rule 12 (`auto` by default).
+    pub watermark: Watermark,
+    /// Whether the caller may send [`Watermark::Off`] on a flagged document (a Growth or
+    /// Scale account that accepted the document-integrity terms; decided by the service).
+    pub watermark_off_allowed: bool,
+}
+
+/// `options.watermark`: whether edited pages get the 'Edited' mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Watermark {
+    /// Marked when the document is flagged (see [`Flag`]), never otherwise.
+    #[default]
+    Auto,
+    /// Always marked.
+    On,
+    /// Never marked; on a flagged document only when `watermark_off_allowed`.
+    Off,
+}
+
+/// Why a document counts as one whose edits must show (SPEC rule 12).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flag {
+    /// `bank_statement`, `identity_document`, `signed_contract`, `invoice` or
+    /// `sealed_paper`.
+    pub kind: &'static str,
+    /// What in the document shows it (pages, lines, objects).
+    pub evidence: String,
 }
 
 /// A whole edit request.
@@ -303,6 +330,10 @@ pub struct EditResult {
     pub removed: Vec<Removal>,
     /// Redaction: places in the output where a redacted string still occurs.
     pub residual: Vec<Residual>,
+    /// What the document was classified as (empty for an ordinary document).
+    pub flags: Vec<Flag>,
+    /// 1-based pages that carry the 'Edited' mark (warning `edited_mark`).
+    pub marked_pages: Vec<u32>,
 }
 
 impl EditResult {

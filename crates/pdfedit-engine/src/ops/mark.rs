@@ -45,6 +45,24 @@ pub(crate) fn stamp(
     text: &str,
     known: &HashMap<ObjectId, &PageGlyphs>,
 ) -> Result<usize> {
+    let pages: Vec<ObjectId> = doc.get_pages().into_values().collect();
+    stamp_pages(doc, text, known, &pages, false, &mut |_, _| true)?;
+    Ok(pages.len())
+}
+
+/// Adds `text` to each of `pages`, in the first place (corners, bottom right first or with
+/// `from_left` bottom left first, then the middles of the bottom and top edges) that no
+/// glyph overlaps and that `clear` accepts (page, displayed box in top-left points); when
+/// there is none, in the corner that overlaps the fewest glyphs. Returns, per page, whether
+/// a clear place was found.
+pub(crate) fn stamp_pages(
+    doc: &mut Document,
+    text: &str,
+    known: &HashMap<ObjectId, &PageGlyphs>,
+    pages: &[ObjectId],
+    from_left: bool,
+    clear: &mut dyn FnMut(ObjectId, [f64; 4]) -> bool,
+) -> Result<Vec<bool>> {
     check(text)?;
     let (font_id, widths) = add_font(doc);
     let em = text
@@ -54,14 +72,17 @@ pub(crate) fn stamp(
         / 1000.0;
     let mut fonts = DocFonts::default();
     let mut openers: HashMap<usize, ObjectId> = HashMap::new();
-    let pages: Vec<ObjectId> = doc.get_pages().into_values().collect();
-    for page_id in &pages {
+    let mut placed_clear = Vec::with_capacity(pages.len());
+    for page_id in pages {
         let page = match known.get(page_id) {
             Some(glyphs) => page_facts(doc, *page_id, glyphs),
             None => read_page(doc, *page_id, &mut fonts),
         };
         let geom = PageGeom::read(doc, *page_id);
-        let place = place(&geom, &page.text_boxes, em);
+        let (place, is_clear) = place_where(&geom, &page.text_boxes, em, from_left, &mut |b| {
+            clear(*page_id, b)
+        });
+        placed_clear.push(is_clear);
         let name = add_font_name(doc, *page_id, font_id)?;
         let opener = *openers.entry(page.saves_needed).or_insert_with(|| {
             let q = OpKind::Save.operator();
@@ -72,7 +93,7 @@ pub(crate) fn stamp(
         let closer_id = doc.add_object(Stream::new(dictionary! {}, closer));
         set_contents(doc, *page_id, opener, closer_id)?;
     }
-    Ok(pages.len())
+    Ok(placed_clear)
 }
 
 /// Refuses a mark text that [`stamp`] cannot draw (checked before any work).
@@ -190,37 +211,64 @@ struct Placement {
 
 /// The first corner (bottom right, bottom left, top right, top left, as displayed) whose
 /// box stays clear of the page's text; when none is clear, the one overlapping least.
+#[cfg(test)]
 fn place(geom: &PageGeom, text_boxes: &[[f64; 4]], em: f64) -> Placement {
+    place_where(geom, text_boxes, em, false, &mut |_| true).0
+}
+
+/// Like [`place`], with the middles of the bottom and top edges as further candidates, and
+/// a candidate counted clear only when `clear` accepts its displayed box as well. Returns
+/// the placement and whether it is clear.
+fn place_where(
+    geom: &PageGeom,
+    text_boxes: &[[f64; 4]],
+    em: f64,
+    from_left: bool,
+    clear: &mut dyn FnMut([f64; 4]) -> bool,
+) -> (Placement, bool) {
     let (w, h) = geom.display_size();
     // Tiny pages: shrink so the mark still fits between the margins.
     let size = SIZE_PT.min((w - 2.0 * MARGIN_PT) / em.max(0.1)).max(2.0);
     let margin = MARGIN_PT.min(w / 10.0).min(h / 10.0);
     let width = em * size;
     let (up, down) = (ASCENT / 1000.0 * size, -DESCENT / 1000.0 * size);
-    // Baseline starts (displayed, top-left origin) of the candidate corners.
-    let corners = [
+    // Baseline starts (displayed, top-left origin) of the candidates.
+    let mut candidates = [
         (w - margin - width, h - margin - down),
         (margin, h - margin - down),
         (w - margin - width, margin + up),
         (margin, margin + up),
+        ((w - width) / 2.0, h - margin - down),
+        ((w - width) / 2.0, margin + up),
     ];
-    let overlap = |(x, y): (f64, f64)| {
-        let b = [x - 1.0, y - up - 1.0, x + width + 1.0, y + down + 1.0];
+    if from_left {
+        candidates.swap(0, 1);
+        candidates.swap(2, 3);
+    }
+    let area = |(x, y): (f64, f64)| [x - 1.0, y - up - 1.0, x + width + 1.0, y + down + 1.0];
+    let overlap = |c: (f64, f64)| {
+        let b = area(c);
         text_boxes
             .iter()
             .filter(|t| t[0] < b[2] && b[0] < t[2] && t[1] < b[3] && b[1] < t[3])
             .count()
     };
-    let best = corners
+    let free = candidates
         .iter()
         .copied()
-        .min_by_key(|c| overlap(*c))
-        .unwrap_or(corners[0]);
+        .find(|c| overlap(*c) == 0 && clear(area(*c)));
+    let best = free.unwrap_or_else(|| {
+        candidates[..4]
+            .iter()
+            .copied()
+            .min_by_key(|c| overlap(*c))
+            .unwrap_or(candidates[0])
+    });
     // Text space: x along the displayed page's right, y towards its top.
     let origin = geom.user_point(best.0, best.1);
     let right = geom.user_point(best.0 + 1.0, best.1);
     let upward = geom.user_point(best.0, best.1 - 1.0);
-    Placement {
+    let placement = Placement {
         size,
         matrix: [
             right.0 - origin.0,
@@ -230,7 +278,8 @@ fn place(geom: &PageGeom, text_boxes: &[[f64; 4]], em: f64) -> Placement {
             origin.0,
             origin.1,
         ],
-    }
+    };
+    (placement, free.is_some())
 }
 
 /// The stream after the page's content: close what it left open, then draw the mark.

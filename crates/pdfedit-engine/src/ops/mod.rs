@@ -1,9 +1,11 @@
 //! The operations an edit request names, one module each: `replace` (replace and delete),
-//! `redact`, `insert`, `form`, `annot` (text drawn by annotations) and `mark` (the sample
-//! mark). Each plans its pages with `find` and `plan` and commits them through `commit`;
+//! `redact`, `insert`, `form`, `annot` (text drawn by annotations), `mark` (the sample
+//! mark) and `edited_mark` (when and where the 'Edited' mark of rule 12 goes; the pipeline
+//! draws it with `mark`). Each plans its pages with `find` and `plan` and commits them through `commit`;
 //! none imports another. Below, the glue of the `form` and `insert` operations to the run.
 
 pub(crate) mod annot;
+pub(crate) mod edited_mark;
 pub(crate) mod form;
 pub(crate) mod insert;
 pub(crate) mod mark;
