@@ -9,6 +9,7 @@ import {
   rotateWebhookSecret,
 } from '../domain/accounts.js';
 import { createKey, revokeKey } from '../domain/api-keys.js';
+import { selfDb } from '../domain/sessions.js';
 import { TERMS_VERSION } from '../domain/terms.js';
 import { ApiError } from '../kernel/api-error.js';
 import { migrateToLatest, openDatabase } from '../store/db.js';
@@ -28,6 +29,9 @@ export const ADMIN_USAGE = `Usage:
       Record that the account accepted the document-integrity terms (version
       ${TERMS_VERSION}); on Growth and Scale it may then send watermark "off" on
       flagged documents (SPEC rule 12).
+  pdfedit admin release-hold --email EMAIL
+      Lift the hold a payment dispute put on the account (its keys answer 402 while it
+      holds); prints the reason that was lifted.
 
 Reads DATA_DIR / DATABASE_URL like the server; migrates the database if needed.`;
 
@@ -143,11 +147,41 @@ async function acceptTermsCommand(args: string[], io: CliIo): Promise<number> {
   });
 }
 
+async function releaseHoldCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, options: { email: { type: 'string' } }, strict: true });
+  const email = values.email;
+  if (!email) throw new UsageError('release-hold needs --email');
+  return withDatabase(io, async (db) => {
+    const account = await findAccountByEmail(db, email);
+    if (!account) {
+      io.err(`pdfedit: no account for ${email}`);
+      return EXIT_FAILED;
+    }
+    const row = await selfDb(db)
+      .selectFrom('accounts')
+      .select('hold_reason')
+      .where('id', '=', account.id)
+      .executeTakeFirst();
+    if (!row?.hold_reason) {
+      io.out(`${account.id} ${account.email} has no hold`);
+      return EXIT_OK;
+    }
+    await selfDb(db)
+      .updateTable('accounts')
+      .set({ hold_reason: null })
+      .where('id', '=', account.id)
+      .execute();
+    io.out(`${account.id} ${account.email} released from hold (${row.hold_reason})`);
+    return EXIT_OK;
+  });
+}
+
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
   'create-key': createKeyCommand,
   'revoke-key': revokeKeyCommand,
   'webhook-secret': webhookSecretCommand,
   'accept-terms': acceptTermsCommand,
+  'release-hold': releaseHoldCommand,
 };
 
 /** `pdfedit admin …`: returns the exit code. */

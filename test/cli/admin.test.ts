@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { authenticate } from '../../src/domain/api-keys.js';
+import { selfDb } from '../../src/domain/sessions.js';
 import { acceptedCurrentTerms, TERMS_VERSION } from '../../src/domain/terms.js';
 import { migrateToLatest, openDatabase } from '../../src/store/db.js';
 import { makeTestEnv, type TestEnv } from '../helpers/env.js';
@@ -130,6 +131,42 @@ describe('pdfedit admin (in process)', () => {
       env.config.dataDir,
     );
     expect(missing.code).toBe(1);
+  });
+
+  it('lifts a dispute hold from the account and says which', async () => {
+    await inProcess(
+      ['admin', 'create-key', '--email', 'h@example.com', '--plan', 'starter'],
+      env.config.dataDir,
+    );
+    const hold = () =>
+      withDb(env, (db) =>
+        selfDb(db)
+          .selectFrom('accounts')
+          .select('hold_reason')
+          .where('email', '=', 'h@example.com')
+          .executeTakeFirstOrThrow(),
+      );
+    await withDb(env, (db) =>
+      selfDb(db)
+        .updateTable('accounts')
+        .set({ hold_reason: 'payment dispute dp_1' })
+        .where('email', '=', 'h@example.com')
+        .execute(),
+    );
+    const res = await inProcess(['admin', 'release-hold', '--email', 'H@example.com'], env.config.dataDir);
+    expect(res.code).toBe(0);
+    expect(res.out).toMatch(/released from hold \(payment dispute dp_1\)/);
+    expect((await hold()).hold_reason).toBeNull();
+    const again = await inProcess(['admin', 'release-hold', '--email', 'h@example.com'], env.config.dataDir);
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/has no hold/);
+    const missing = await inProcess(
+      ['admin', 'release-hold', '--email', 'x@example.com'],
+      env.config.dataDir,
+    );
+    expect(missing.code).toBe(1);
+    const usage = await inProcess(['admin', 'release-hold'], env.config.dataDir);
+    expect(usage.code).toBe(2);
   });
 
   it('records the acceptance of the document-integrity terms on the account row', async () => {
