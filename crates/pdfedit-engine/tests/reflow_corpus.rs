@@ -53,6 +53,13 @@ fn reflow_on_corpus_paragraphs() {
                 },
                 ..Edit::default()
             }],
+            // The text check counts every character: no 'Edited' mark (SPEC rule 12) on the
+            // flagged documents.
+            options: pdfedit_engine::edit::EditOptions {
+                watermark: pdfedit_engine::edit::Watermark::Off,
+                watermark_off_allowed: true,
+                ..Default::default()
+            },
             ..EditRequest::default()
         };
         let outcome = match edit(&pdf, &request) {
