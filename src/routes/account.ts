@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { usageOf } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
 import { allowanceOf, billingSubject } from '../billing/subject.js';
+import { watermarkOffAllowed } from '../domain/run-edit.js';
 import { LimitsResponse, UsageResponse } from '../schemas/account.js';
 import { errorResponses } from '../schemas/errors.js';
 import { ref } from '../schemas/ref.js';
@@ -24,6 +25,8 @@ export default async function accountRoutes(fastify: FastifyInstance): Promise<v
     async (request) => {
       const p = request.principal!;
       const plan = PLANS[p.plan];
+      // The plan allows it, and the account accepted the current terms (SPEC rule 12).
+      const offAllowed = await watermarkOffAllowed(fastify, billingSubject(p, request.ip));
       return {
         plan: plan.name,
         mode: p.mode,
@@ -34,7 +37,7 @@ export default async function accountRoutes(fastify: FastifyInstance): Promise<v
         max_pages: plan.maxPages,
         sync_page_limit: plan.syncPageLimit,
         max_batch_records: plan.maxBatchRecords,
-        watermark_off_allowed: plan.watermarkOffAllowed,
+        watermark_off_allowed: offAllowed,
       };
     },
   );

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { charge, grantCredits, quotaCheck } from '../../src/billing/meter.js';
 import { type BillingSubject, billingSubject } from '../../src/billing/subject.js';
 import { ensureAccount } from '../../src/domain/accounts.js';
+import { TERMS_VERSION } from '../../src/domain/terms.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
 import { DB_KINDS } from '../helpers/env.js';
 
@@ -61,8 +62,28 @@ describe.each(DB_KINDS)('metering on %s', (kind) => {
       max_pages: 1000,
       sync_page_limit: 50,
       max_batch_records: 10_000,
-      watermark_off_allowed: true,
+      // Growth allows it, but only once the account accepted the current terms (rule 12).
+      watermark_off_allowed: false,
     });
+    await t.app.db
+      .updateTable('accounts')
+      .set({ terms_accepted_at: Date.now(), terms_version: TERMS_VERSION })
+      .where('id', '=', growthTest.accountId)
+      .execute();
+    const accepted = await t.app.inject({
+      method: 'GET',
+      url: '/v1/limits',
+      headers: bearer(growthTest.key),
+    });
+    expect(accepted.json().watermark_off_allowed).toBe(true);
+    const free = await account('free');
+    await t.app.db
+      .updateTable('accounts')
+      .set({ terms_accepted_at: Date.now(), terms_version: TERMS_VERSION })
+      .where('id', '=', free.accountId)
+      .execute();
+    const freeRes = await t.app.inject({ method: 'GET', url: '/v1/limits', headers: bearer(free.key) });
+    expect(freeRes.json().watermark_off_allowed).toBe(false);
     const noKey = await t.app.inject({ method: 'GET', url: '/v1/limits' });
     expect(noKey.statusCode).toBe(401);
   });
