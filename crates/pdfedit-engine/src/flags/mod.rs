@@ -4,7 +4,7 @@
 //! stamp annotation, an image next to seal words).
 //!
 //! The rules are deliberately conservative: every flag needs one strong piece of evidence
-//! (a valid IBAN, an MRZ line, a signature dictionary, a stamp annotation) or two weaker
+//! (a valid IBAN, an MRZ line, a signature dictionary, a stamp annotation naming a seal) or two weaker
 //! ones that belong together (a statement title and transaction columns; an invoice title
 //! and a totals line). An ordinary document (a letter, an article, a tax form) carries no
 //! flag. Scanned pages without a text layer are judged by their objects only.
@@ -170,21 +170,48 @@ fn invoice(facts: &Facts) -> Vec<String> {
     }
 }
 
-/// Stamp annotations; or seal words on a page that carries a square picture.
+/// A stamp annotation that names a seal (`/Notary`, `/OfficialSeal`) or sits on a page with
+/// seal wording; or seal words on a page that carries a square picture. A viewer's rubber
+/// stamp alone (`/Approved`, `/Sold`, `/Draft`: Acrobat's stock stamps) is review markup,
+/// not a seal, and flags nothing.
 fn sealed_paper(facts: &Facts) -> Vec<String> {
-    let mut out: Vec<String> = facts
-        .stamps
-        .iter()
-        .map(|(p, n)| format!("page {p}: stamp annotation /{n}"))
-        .collect();
-    for &page in &facts.square_images {
-        if let Some((p, l)) = facts
+    let seal_line_on = |page: u32| {
+        facts
             .lines
             .iter()
             .find(|(p, l)| *p == page && text::is_seal_line(l))
-        {
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (p, n) in &facts.stamps {
+        if text::is_seal_line(&spaced_name(n)) {
+            out.push(format!("page {p}: stamp annotation /{n}"));
+        } else if let Some((lp, l)) = seal_line_on(*p) {
+            out.push(format!(
+                "page {p}: stamp annotation /{n} beside {}",
+                cite(*lp, l)
+            ));
+        }
+    }
+    for &page in &facts.square_images {
+        if let Some((p, l)) = seal_line_on(page) {
             out.push(format!("{} beside a square image", cite(*p, l)));
         }
+    }
+    out
+}
+
+/// A stamp's `/Name` as words: `OfficialSeal` → `Official Seal`, `notary_stamp` → `notary stamp`.
+fn spaced_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c == '_' || c == '-' || c == '#' {
+            out.push(' ');
+            continue;
+        }
+        if i > 0 && c.is_uppercase() {
+            out.push(' ');
+        }
+        out.push(c);
     }
     out
 }
@@ -283,11 +310,21 @@ mod tests {
 
     #[test]
     fn stamps_and_seals() {
+        // A viewer's stock stamp alone is review markup.
         let f = Facts {
-            stamps: vec![(1, "Approved".into())],
+            stamps: vec![(1, "Approved".into()), (1, "Sold".into())],
             ..Facts::default()
         };
-        assert_eq!(kinds(&f), vec![SEALED_PAPER]);
+        assert!(kinds(&f).is_empty());
+        // A stamp named as a seal, or a stamp beside seal wording, is a seal.
+        let named = Facts {
+            stamps: vec![(1, "NotarySeal".into())],
+            ..Facts::default()
+        };
+        assert_eq!(kinds(&named), vec![SEALED_PAPER]);
+        let mut beside = facts(&["Official stamp of the registry office"]);
+        beside.stamps.push((1, "stamp".into()));
+        assert_eq!(kinds(&beside), vec![SEALED_PAPER]);
         let mut g = facts(&["Witness my hand and official seal"]);
         assert!(kinds(&g).is_empty());
         g.square_images.push(1);
