@@ -99,6 +99,7 @@ fn edit_inner(
         let doc = Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?;
         (doc, None)
     };
+    crate::open::check_pages(&doc, info.page_count)?;
     let span_boxes = if request.edits.iter().any(|e| e.scope.span_ids.is_some()) {
         Some(crate::read::read_text(bytes, password, None, true, false)?.pages)
     } else {
