@@ -37,6 +37,18 @@ fn with(pdf: &[u8], f: impl FnOnce(&mut Document, lopdf::ObjectId)) -> Vec<u8> {
     out
 }
 
+/// A page of `lines` carrying one Stamp annotation named `name`.
+fn with_stamp(lines: &[&str], name: &str) -> Vec<u8> {
+    with(&page(lines), |doc, page| {
+        let annot = doc.add_object(dictionary! {
+            "Type" => "Annot", "Subtype" => "Stamp", "Name" => Object::Name(name.as_bytes().to_vec()),
+            "Rect" => vec![400.into(), 600.into(), 540.into(), 650.into()],
+        });
+        let p = doc.get_object_mut(page).unwrap().as_dict_mut().unwrap();
+        p.set("Annots", vec![Object::Reference(annot)]);
+    })
+}
+
 /// Flags of `pdf`, from an edit that finds nothing (the document is only classified).
 fn classify(pdf: &[u8], password: Option<&str>, signed: bool) -> EditResult {
     let request = EditRequest {
@@ -92,19 +104,12 @@ fn built_documents_of_every_kind() {
         "The undersigned agree to the terms set out above.",
         "Signature: ______________________    Date: __________",
     ]);
-    let stamped = with(
-        &page(&[
+    let stamped = with_stamp(
+        &[
             "Received and checked.",
             "Official stamp of the land registry.",
-        ]),
-        |doc, page| {
-            let annot = doc.add_object(dictionary! {
-                "Type" => "Annot", "Subtype" => "Stamp", "Name" => "Approved",
-                "Rect" => vec![400.into(), 600.into(), 540.into(), 650.into()],
-            });
-            let p = doc.get_object_mut(page).unwrap().as_dict_mut().unwrap();
-            p.set("Annots", vec![Object::Reference(annot)]);
-        },
+        ],
+        "Approved",
     );
     let sealed = with(
         &page(&[
@@ -201,16 +206,9 @@ fn ordinary_documents_carry_no_flag() {
         assert!(r.flags.is_empty(), "{lines:?}: {:?}", r.flags);
     }
     // A reviewer's stock rubber stamp on an ordinary page is markup, not a seal.
-    let reviewed = with(
-        &page(&["Received and checked.", "Filed under 2026/17."]),
-        |doc, page| {
-            let annot = doc.add_object(dictionary! {
-                "Type" => "Annot", "Subtype" => "Stamp", "Name" => "Approved",
-                "Rect" => vec![400.into(), 600.into(), 540.into(), 650.into()],
-            });
-            let p = doc.get_object_mut(page).unwrap().as_dict_mut().unwrap();
-            p.set("Annots", vec![Object::Reference(annot)]);
-        },
+    let reviewed = with_stamp(
+        &["Received and checked.", "Filed under 2026/17."],
+        "Approved",
     );
     let r = classify(&reviewed, None, false);
     assert!(r.flags.is_empty(), "approved stamp: {:?}", r.flags);
