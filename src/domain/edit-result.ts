@@ -28,6 +28,30 @@ export function editStatus(
   return result.unmatched.length === 0 && result.failed.length === 0 ? 'done' : 'partial';
 }
 
+/** One entry of `changes` (SPEC "Edit result"), with its preview links when stored. */
+function changeEntry(
+  c: EngineEditResult['changes'][number],
+  beforeUrl: string | null,
+  afterUrl: string | null,
+) {
+  return {
+    page: c.page,
+    op: c.op,
+    ...(c.op === 'replace' || c.op === 'delete' || c.op === 'redact' ? { find: c.find } : {}),
+    ...(c.op === 'replace' ? { replace: c.replace } : {}),
+    ...(c.op === 'insert' ? { text: c.replace } : {}),
+    ...(c.op === 'form' ? { field: c.field ?? null, value: c.value ?? null } : {}),
+    font_source: c.font_source,
+    font_used: c.font_used,
+    verified: c.verified,
+    collateral_pixels: c.collateral_pixels,
+    box: c.box,
+    before_preview_url: beforeUrl,
+    after_preview_url: afterUrl,
+    edit_index: c.edit_index,
+  };
+}
+
 /**
  * Stores the output and the before/after previews of each change (derived files, deleted
  * with their source) and builds the result body of SPEC "Edit result".
@@ -38,12 +62,16 @@ export async function buildEditResult(
   sourceFileId: string | undefined,
   result: EngineEditResult,
   usage: { pages_billed: number; remaining: number | null },
+  { store = true }: { store?: boolean } = {},
 ) {
   const { config, db, blobs } = fastify;
   const status = editStatus(result);
   let output: { file_id: string; url: string; expires_at: string } | null = null;
   const changes = [];
-  if (result.changes.length > 0 || result.removed.length > 0) {
+  if (!store) {
+    // options.dry_run: what would change, with nothing saved (no output, no previews).
+    for (const c of result.changes) changes.push(changeEntry(c, null, null));
+  } else if (result.changes.length > 0 || result.removed.length > 0) {
     const out = await createStoredFile(db, blobs, owner, {
       kind: 'output',
       contentType: 'application/pdf',
@@ -68,22 +96,7 @@ export async function buildEditResult(
         });
         return fileUrl(config, f.id, 'get', f.expires_at);
       };
-      changes.push({
-        page: c.page,
-        op: c.op,
-        ...(c.op === 'replace' || c.op === 'delete' || c.op === 'redact' ? { find: c.find } : {}),
-        ...(c.op === 'replace' ? { replace: c.replace } : {}),
-        ...(c.op === 'insert' ? { text: c.replace } : {}),
-        ...(c.op === 'form' ? { field: c.field ?? null, value: c.value ?? null } : {}),
-        font_source: c.font_source,
-        font_used: c.font_used,
-        verified: c.verified,
-        collateral_pixels: c.collateral_pixels,
-        box: c.box,
-        before_preview_url: await preview(c.before_png),
-        after_preview_url: await preview(c.after_png),
-        edit_index: c.edit_index,
-      });
+      changes.push(changeEntry(c, await preview(c.before_png), await preview(c.after_png)));
     }
   }
   return {
@@ -103,6 +116,7 @@ export async function buildEditResult(
     ...(result.flatten_skipped?.length ? { flatten_skipped: result.flatten_skipped } : {}),
     ...redactionReport(result),
     output,
+    ...(store ? {} : { dry_run: true }),
     usage,
     // Server-side time of the engine call per stage (documented in the OpenAPI document).
     timings: {

@@ -27,6 +27,8 @@ export interface RunEditInput {
   sourceFileId: string | undefined;
   /** Engine budget of a job (config.jobs.timeoutMs); a sync edit keeps the pool's. */
   timeoutMs?: number;
+  /** options.dry_run: planned and verified, nothing stored, nothing billed. */
+  dryRun?: boolean;
 }
 
 export type EditBody = Awaited<ReturnType<typeof buildEditResult>>;
@@ -61,6 +63,18 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
   if (result.changes.length === 0 && result.removed.length === 0 && result.failed.length > 0)
     return { kind: 'all_failed', result };
   const pages = result.pages_touched.length;
+  if (input.dryRun) {
+    const usage = await usageOf(svc.db, input.subject, svc.config.now());
+    const body = await buildEditResult(
+      svc,
+      input.owner,
+      input.sourceFileId,
+      result,
+      { pages_billed: 0, remaining: usage.remaining },
+      { store: false },
+    );
+    return { kind: 'ok', result, body, pagesBilled: 0 };
+  }
   const charged =
     input.workId === undefined
       ? { billed: pages, remaining: null }

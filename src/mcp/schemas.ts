@@ -171,6 +171,12 @@ export const Options = z
       .boolean()
       .optional()
       .describe('Allow editing a digitally signed PDF (the signature breaks).'),
+    dry_run: z
+      .boolean()
+      .optional()
+      .describe(
+        'pdf_edit only: plan and verify the edits but save and bill nothing; the result says what would change (changes with verdicts, failed, unmatched, flags) with no output.',
+      ),
     ocr: z.boolean().optional().describe('Run OCR first on pages without a text layer.'),
     font: z
       .object({ policy: z.enum(['prefer_exact', 'metric_only']).optional() })

@@ -94,6 +94,7 @@ function resultSummary(r: Record<string, unknown>): string {
   for (const u of unmatched) lines.push(`  unmatched #${u.index} ${u.op}${u.find ? ` "${u.find}"` : ''}`);
   const output = r.output as { url?: string } | null | undefined;
   if (output?.url) lines.push(`output: ${output.url}`);
+  if (r.dry_run === true) lines.push('dry run: nothing was saved or billed');
   if (r.saved_to) lines.push(`saved to ${r.saved_to}`);
   return lines.join('\n');
 }

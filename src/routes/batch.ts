@@ -80,6 +80,14 @@ export default async function batchRoutes(app: FastifyInstance): Promise<void> {
         throw new ApiError('invalid_request', 'A batch needs exactly one of "records" or "records_url".');
       }
       checkOptions(body.options);
+      if (body.options?.dry_run)
+        throw new ApiError(
+          'invalid_request',
+          'options.dry_run is for POST /v1/edit; a batch always saves its outputs.',
+          {
+            hint: 'Try the edits on the template with POST /v1/edit and options.dry_run first.',
+          },
+        );
       // Every URL of the request is checked before any of them is fetched.
       checkWebhookUrl(body.options?.webhook_url, config.allowPrivateUrls);
       if (body.records_url !== undefined)

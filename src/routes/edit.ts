@@ -164,10 +164,19 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
     // Over the plan's sync page limit, or asked for (async, or a webhook to call when
     // done), the edit is queued as a job and answered 202 (SPEC "States").
     const plan = principal?.plan ?? 'keyless';
+    const dryRun = input.options?.dry_run === true;
+    if (dryRun && (input.options?.async === true || input.options?.webhook_url !== undefined)) {
+      throw new ApiError(
+        'invalid_request',
+        'options.dry_run answers in the request: it cannot be combined with options.async or options.webhook_url.',
+      );
+    }
+    // A dry run saves nothing, so it never becomes a job, whatever the page count.
     const queued =
-      input.options?.async === true ||
-      input.options?.webhook_url !== undefined ||
-      doc.info.pageCount > PLANS[plan].syncPageLimit;
+      !dryRun &&
+      (input.options?.async === true ||
+        input.options?.webhook_url !== undefined ||
+        doc.info.pageCount > PLANS[plan].syncPageLimit);
     if (queued && !principal) {
       // A job is polled with GET /v1/jobs/{id}, which needs a key; the keyless tier's
       // documents are within its sync page limit, so only an explicit ask lands here.
@@ -223,6 +232,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
             mark,
             sourceFileId: input.sourceFileId,
             timeoutMs: engineBudgetMs(plan, config.syncTimeoutMs),
+            dryRun,
           }),
         );
         const { result } = outcome;
@@ -246,7 +256,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
           return { status: err.status, headers: {}, body: err.toBody() };
         }
         const { body } = outcome;
-        if (wantsPdf && (result.changes.length > 0 || result.removed.length > 0)) {
+        if (wantsPdf && !dryRun && (result.changes.length > 0 || result.removed.length > 0)) {
           return {
             status: 200,
             headers: {

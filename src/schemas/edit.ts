@@ -97,6 +97,12 @@ export const EditOptions = Type.Object(
       }),
     ),
     break_signature: Type.Optional(Type.Boolean()),
+    dry_run: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: the edit is planned and verified as usual but nothing is saved or billed: the result says what would change (changes with pages, boxes, font decisions and verdicts; failed; unmatched; flags and warnings) with output null, no previews and usage.pages_billed 0. Answers synchronously (not with async or webhook_url, nor in a batch); the quota check is the real edit's.",
+      }),
+    ),
     ocr: Type.Optional(Type.Boolean()),
     font: Type.Optional(
       Type.Object(

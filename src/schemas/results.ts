@@ -149,6 +149,11 @@ export const EditResult = Type.Object(
     status: EditStatus,
     ...resultFields,
     flags: Flags,
+    dry_run: Type.Optional(
+      Type.Boolean({
+        description: 'Present (true) when options.dry_run asked for a plan only: nothing saved or billed.',
+      }),
+    ),
     usage: Type.Object(
       {
         pages_billed: Type.Integer(),

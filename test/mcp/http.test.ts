@@ -93,6 +93,21 @@ describe.skipIf(!HAVE_CORPUS)('MCP over streamable HTTP at /mcp', () => {
     expect((job.structuredContent!.changes as { verified: boolean }[])[0]!.verified).toBe(true);
   });
 
+  it('pdf_edit with dry_run says what would change, with no output and nothing billed', async () => {
+    const edits = [{ find: 'Amount Due', replace: 'Amount Owed' }];
+    const dry = await call(client, 'pdf_edit', {
+      document: { url: files.url(INVOICE) },
+      edits,
+      options: { dry_run: true },
+    });
+    expect(dry.isError, JSON.stringify(dry.content)).toBeFalsy();
+    const r = dry.structuredContent!;
+    expect(r).toMatchObject({ dry_run: true, output: null, usage: { pages_billed: 0 } });
+    expect((r.changes as { verified: boolean }[]).every((c) => c.verified)).toBe(true);
+    const text = (dry.content as { type: string; text?: string }[]).find((c) => c.type === 'text')!.text!;
+    expect(text).toContain('dry run: nothing was saved or billed');
+  });
+
   it('refuses local paths and foreign links over HTTP; API errors carry code and hint', async () => {
     const bad = await call(client, 'pdf_find', { document: { path: '/etc/passwd' }, query: 'root' });
     expect(bad.isError).toBe(true);
