@@ -76,11 +76,12 @@ describe.skipIf(!existsSync(CHROMIUM) || !HAVE_CORPUS)('the account pages in a r
     await check(page, '01-sign-in');
     await page.getByLabel('Email address').fill('browser@example.com');
     await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
-    await expect(page.getByRole('heading', { name: 'Check your mail' })).toBeDefined();
+    await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
     await page.waitForSelector('text=sign-in link is on its way');
     await check(page, '02-check-mail');
     const link = await mailbox.nextLink('browser@example.com');
     await page.goto(link);
+    await page.waitForSelector('text=This link signs you in as browser@example.com');
     await check(page, '03-confirm-link');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForSelector('text=Signed in as');
