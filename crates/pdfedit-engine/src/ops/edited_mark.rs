@@ -57,21 +57,28 @@ pub(crate) fn pages(result: &EditResult) -> Vec<u32> {
 }
 
 /// Answers whether a box of a page shows nothing, from renders of the output as it is
-/// before the mark (rendered once per page, on first need).
+/// before the mark: the verification render an edit left for the page when there is one
+/// (it shows the page as it is now), else a render of `bytes` made once per page, on
+/// first need.
 pub(crate) struct BlankCheck<'a> {
-    bytes: &'a [u8],
+    bytes: Option<&'a [u8]>,
     numbers: HashMap<ObjectId, u32>,
     renders: HashMap<u32, Option<Raster>>,
 }
 
 impl<'a> BlankCheck<'a> {
-    /// `bytes`: the unencrypted output before the mark; `numbers`: page object to 1-based
-    /// page number.
-    pub(crate) fn new(bytes: &'a [u8], numbers: HashMap<ObjectId, u32>) -> Self {
+    /// `bytes`: the unencrypted output before the mark (`None` when every page to check
+    /// has a render in `known`); `numbers`: page object to 1-based page number; `known`:
+    /// renders of pages as they are now, by 1-based page number.
+    pub(crate) fn new(
+        bytes: Option<&'a [u8]>,
+        numbers: HashMap<ObjectId, u32>,
+        known: HashMap<u32, Raster>,
+    ) -> Self {
         BlankCheck {
             bytes,
             numbers,
-            renders: HashMap::new(),
+            renders: known.into_iter().map(|(n, r)| (n, Some(r))).collect(),
         }
     }
 
@@ -83,7 +90,9 @@ impl<'a> BlankCheck<'a> {
         };
         let bytes = self.bytes;
         let raster = self.renders.entry(number).or_insert_with(|| {
-            rasterize_page(bytes, None, number.saturating_sub(1), CHECK_PX_PER_PT).ok()
+            bytes.and_then(|b| {
+                rasterize_page(b, None, number.saturating_sub(1), CHECK_PX_PER_PT).ok()
+            })
         });
         raster.as_ref().is_some_and(|r| empty(r, bbox))
     }
