@@ -333,6 +333,16 @@ export interface FormField {
   page: number
   /** Box of the first widget. */
   box: Array<number>
+  /** A viewer does not let the user change the value (/Ff ReadOnly). */
+  read_only: boolean
+  /** The value must be set when the form is submitted (/Ff Required). */
+  required: boolean
+  /** Text fields: the value may hold line breaks (/Ff Multiline). */
+  multiline: boolean
+  /** Text fields: one character per cell, `max_len` cells (/Ff Comb). */
+  comb: boolean
+  /** Text fields: the most characters the value may hold (/MaxLen); null when unset. */
+  max_len: number | null
 }
 
 /** Binds PDFium from the given shared library (idempotent). */

@@ -3,7 +3,7 @@
 //! Document facts use camelCase (internal to the service); text spans and form fields are
 //! already in the public API's snake_case shape so the service can return them as is.
 
-use napi::bindgen_prelude::{Either4, Null};
+use napi::bindgen_prelude::{Either, Either4, Null};
 use napi_derive::napi;
 
 /// One page as displayed.
@@ -140,6 +140,18 @@ pub struct FormField {
     /// Box of the first widget.
     #[napi(js_name = "box")]
     pub bbox: Vec<f64>,
+    /// A viewer does not let the user change the value (/Ff ReadOnly).
+    #[napi(js_name = "read_only")]
+    pub read_only: bool,
+    /// The value must be set when the form is submitted (/Ff Required).
+    pub required: bool,
+    /// Text fields: the value may hold line breaks (/Ff Multiline).
+    pub multiline: bool,
+    /// Text fields: one character per cell, `max_len` cells (/Ff Comb).
+    pub comb: bool,
+    /// Text fields: the most characters the value may hold (/MaxLen); null when unset.
+    #[napi(js_name = "max_len")]
+    pub max_len: Either<u32, Null>,
 }
 
 /// The answer of `readText`.
@@ -260,5 +272,10 @@ fn form_field(f: pdfedit_engine::FormField) -> FormField {
         options: f.options,
         page: f.page,
         bbox: rect(f.bbox),
+        read_only: f.read_only,
+        required: f.required,
+        multiline: f.multiline,
+        comb: f.comb,
+        max_len: f.max_len.map_or(Either::B(Null), Either::A),
     }
 }

@@ -59,6 +59,17 @@ const FormField = Type.Object(
     ),
     page: Type.Integer({ description: '1-based page of the first widget.' }),
     box: Type.Array(Type.Number(), { description: 'Box of the first widget.' }),
+    read_only: Type.Boolean({
+      description: 'A viewer does not let the user change the value (/Ff ReadOnly).',
+    }),
+    required: Type.Boolean({
+      description: 'The value must be set when the form is submitted (/Ff Required).',
+    }),
+    multiline: Type.Boolean({ description: 'Text fields: the value may hold line breaks (/Ff Multiline).' }),
+    comb: Type.Boolean({ description: 'Text fields: one character per cell, `max_len` cells (/Ff Comb).' }),
+    max_len: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'Text fields: the most characters the value may hold (/MaxLen); null when unset.',
+    }),
   },
   { ...OPEN, description: 'One AcroForm field.' },
 );

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
@@ -33,7 +34,18 @@ interface Span {
 interface TextAnswer {
   page_count: number;
   pages: { page: number; width: number; height: number; rotation: number; spans: Span[]; text: string }[];
-  fields: { name: string; type: string; value: unknown; page: number; box: number[] }[];
+  fields: {
+    name: string;
+    type: string;
+    value: unknown;
+    page: number;
+    box: number[];
+    read_only: boolean;
+    required: boolean;
+    multiline: boolean;
+    comb: boolean;
+    max_len: number | null;
+  }[];
 }
 
 /** The document's text as the API reads it: each page's `text`, in reading order. */
@@ -195,6 +207,51 @@ describe.skipIf(!HAVE_CORPUS)('POST /v1/text on the corpus (../shared/corpus)', 
     expect(
       answer.fields.filter((f) => f.value !== null && f.value !== '' && f.value !== false).length,
     ).toBeGreaterThan(5);
+  });
+
+  it('gives each field read_only, required, multiline, comb and max_len as qpdf reads the field tree', async () => {
+    // qpdf is the independent reader: its JSON gives each terminal field's inherited /Ff;
+    // /MaxLen it does not give, so comb fields must carry one and the combed CRA return's
+    // six comb boxes are counted.
+    const forms = [
+      'form-cra-cannabis-return-combed-13p.pdf',
+      'form-irs-w9-livecycle.pdf',
+      'form-lu-160f-2019-french.pdf',
+    ];
+    let compared = 0;
+    let combs = 0;
+    for (const file of forms) {
+      const res = await read(file, undefined, { layers: ['forms'] });
+      expect(res.statusCode, file).toBe(200);
+      const answer = res.json() as TextAnswer;
+      const json = JSON.parse(
+        execFileSync('qpdf', ['--json', '--json-key=acroform', corpusPath(file)], { encoding: 'utf8' }),
+      ) as { acroform: { fields: { fullname: string; fieldflags: number; istext: boolean }[] } };
+      const flags = new Map(json.acroform.fields.map((f) => [f.fullname, f]));
+      for (const f of answer.fields) {
+        const q = flags.get(f.name);
+        if (!q) continue;
+        compared++;
+        const bit = (n: number) => (q.fieldflags & (1 << n)) !== 0;
+        expect(f.read_only, `${file} ${f.name}`).toBe(bit(0));
+        expect(f.required, `${file} ${f.name}`).toBe(bit(1));
+        if (f.type === 'text') {
+          expect(f.multiline, `${file} ${f.name}`).toBe(bit(12));
+          if (f.comb) combs++;
+          if (f.comb) expect(f.max_len, `${file} ${f.name}`).toBeGreaterThan(0);
+          if (bit(24) && !bit(12) && !bit(13) && f.max_len !== null) expect(f.comb).toBe(true);
+        } else {
+          expect([f.multiline, f.comb, f.max_len], `${file} ${f.name}`).toEqual([false, false, null]);
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(700);
+    expect(combs).toBeGreaterThanOrEqual(6);
+    expect(
+      (await read('form-irs-1040-prefilled-livecycle.pdf', undefined, { layers: ['forms'] }))
+        .json()
+        .fields.filter((f: { max_len: number | null }) => (f.max_len ?? 0) > 0).length,
+    ).toBeGreaterThan(90);
   });
 
   it('answers 422 document_unsupported for damaged and non-PDF input, never 500', async () => {

@@ -72,6 +72,17 @@ pub struct FormField {
     pub bbox: Rect,
     /// Every widget is hidden (annotation flag 2): the value is not shown or printed.
     pub hidden: bool,
+    /// /Ff ReadOnly: a viewer does not let the user change the value.
+    pub read_only: bool,
+    /// /Ff Required: the value must be set when the form is submitted.
+    pub required: bool,
+    /// Text fields: /Ff Multiline (the value may hold line breaks).
+    pub multiline: bool,
+    /// Text fields: /Ff Comb (one character per cell; `max_len` cells).
+    pub comb: bool,
+    /// Text fields: /MaxLen, inherited. PDFium does not expose it, so it is `None` here
+    /// and filled in by the caller that reads the field tree.
+    pub max_len: Option<u32>,
 }
 
 impl Document<'_> {
@@ -98,6 +109,7 @@ impl Document<'_> {
                     .unwrap_or_default();
                 let (kind, value, options) = describe(field);
                 let hidden = annotation.is_hidden();
+                let text = field.as_text_field();
                 if let Some(&i) = by_name.get(&name) {
                     fields[i].hidden &= hidden;
                     merge_widget(&mut fields[i], kind, value);
@@ -112,6 +124,11 @@ impl Document<'_> {
                     page: page_index + 1,
                     bbox,
                     hidden,
+                    read_only: field.is_read_only(),
+                    required: field.is_required(),
+                    multiline: text.is_some_and(|t| t.is_multiline()),
+                    comb: text.is_some_and(|t| t.is_combed()),
+                    max_len: None,
                 });
             }
         }

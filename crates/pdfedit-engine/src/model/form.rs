@@ -12,6 +12,8 @@ const MAX_NODES: usize = 20_000;
 
 /// Field flag bits (PDF 32000 tables 226, 228, 230).
 pub(crate) mod ff {
+    pub const READ_ONLY: u32 = 1;
+    pub const REQUIRED: u32 = 1 << 1;
     pub const MULTILINE: u32 = 1 << 12;
     pub const PASSWORD: u32 = 1 << 13;
     pub const RADIO: u32 = 1 << 15;

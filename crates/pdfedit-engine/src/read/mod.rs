@@ -53,8 +53,17 @@ pub fn read_text(
             .into_iter()
             .filter(|f| wanted.contains(&f.page))
             .collect();
-        if fields.iter().any(|f| f.kind == FieldKind::Radio) {
-            name_radio_options(bytes, password, &mut fields);
+        if !fields.is_empty() {
+            // The field tree as lopdf reads it: radio export values, /MaxLen and the
+            // inherited /Ff flags (PDFium's API gives no /MaxLen, and its comb flag misses
+            // fields whose flags are inherited).
+            let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
+            if let Ok(tree) = lopdf::Document::load_mem_with_options(bytes, options) {
+                if fields.iter().any(|f| f.kind == FieldKind::Radio) {
+                    name_radio_options(&tree, &mut fields);
+                }
+                fill_attributes(&tree, &mut fields);
+            }
         }
         fields
     } else {
@@ -68,12 +77,8 @@ pub fn read_text(
 
 /// Radio groups get their export values as `options`, and their value as the export value
 /// (PDFium reports the appearance state name, which is only an index when /Opt is used).
-fn name_radio_options(bytes: &[u8], password: Option<&str>, fields: &mut [FormField]) {
-    let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
-    let Ok(doc) = lopdf::Document::load_mem_with_options(bytes, options) else {
-        return;
-    };
-    let radios = form::radio_options(&doc);
+fn name_radio_options(doc: &lopdf::Document, fields: &mut [FormField]) {
+    let radios = form::radio_options(doc);
     for f in fields.iter_mut().filter(|f| f.kind == FieldKind::Radio) {
         let Some(opts) = radios.get(&f.name) else {
             continue;
@@ -85,6 +90,31 @@ fn name_radio_options(bytes: &[u8], password: Option<&str>, fields: &mut [FormFi
             }
         }
         f.options = Some(opts.iter().map(|(_, e)| e.clone()).collect());
+    }
+}
+
+/// Each field's inherited /Ff flags, and /MaxLen for text fields, from the field tree.
+fn fill_attributes(doc: &lopdf::Document, fields: &mut [FormField]) {
+    let tree: std::collections::HashMap<String, form::Field> = form::fields(doc)
+        .into_iter()
+        .map(|f| (f.name.clone(), f))
+        .collect();
+    for f in fields.iter_mut() {
+        let Some(t) = tree.get(&f.name) else {
+            continue;
+        };
+        let has = |bit: u32| t.flags & bit != 0;
+        f.read_only = has(form::ff::READ_ONLY);
+        f.required = has(form::ff::REQUIRED);
+        if f.kind == FieldKind::Text {
+            f.multiline = has(form::ff::MULTILINE);
+            // Comb applies only to a single-line, non-password field with a /MaxLen.
+            f.comb = has(form::ff::COMB)
+                && !f.multiline
+                && !has(form::ff::PASSWORD)
+                && t.max_len.is_some();
+            f.max_len = t.max_len.and_then(|m| u32::try_from(m).ok());
+        }
     }
 }
 
