@@ -39,11 +39,16 @@ COPY --from=build /app/vendor/pdfium vendor/pdfium
 COPY --from=build /app/native/index.js /app/native/index.d.ts /app/native/package.json native/
 COPY --from=build /app/native/*.node native/
 COPY bin bin
-# Served at GET /source (AGPL-3.0): the engine's source, this file and the licence.
-COPY LICENSE Dockerfile Cargo.toml Cargo.lock ./
+# Served at GET /source (AGPL-3.0): the engine's source, its worker, its container build
+# (Dockerfile.engine) with the files that build copies, and the licence
+# (src/source/engine-source.ts lists them).
+COPY LICENSE Dockerfile.engine Cargo.toml Cargo.lock package-lock.json tsconfig.json tsconfig.engine.json ./
+COPY scripts/fetch-pdfium.sh scripts/
 COPY crates crates
 COPY native/Cargo.toml native/build.rs native/
 COPY native/src native/src
+COPY src/engine src/engine
+COPY src/kernel/api-error.ts src/kernel/error-codes.ts src/kernel/
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 RUN mkdir -p /data && chown pdfedit /data
 USER pdfedit

@@ -2,14 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from './engine/root.js';
 
-/** Repository (or install) root: two levels above this file in src/ and in dist/src/. */
-export const PROJECT_ROOT = (() => {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return dir;
-})();
+/** Repository (or install) root (see engine/root.ts). */
+export { PROJECT_ROOT };
 
 /**
  * Everything the service reads from the environment, read once, typed.

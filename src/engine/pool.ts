@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../config.js';
 import { ApiError } from '../kernel/api-error.js';
 import { isErrorCode } from '../kernel/error-codes.js';
 import type { ProcessMessage, ProcessRequest } from './process-protocol.js';
+import { PROJECT_ROOT } from './root.js';
 import type {
   DocInfo,
   EditTask,

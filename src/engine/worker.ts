@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../config.js';
+import { PROJECT_ROOT } from './root.js';
 import type { EngineEditResult, EngineTask, WorkerReply } from './types.js';
 
 /** The napi addon's surface as the engine process uses it (full types: native/index.d.ts). */

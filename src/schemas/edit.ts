@@ -96,7 +96,12 @@ export const EditOptions = Type.Object(
           "The 'Edited' mark (SPEC rule 12). auto (default): edited pages of a flagged document (see flags in the result) are marked, an ordinary document never is; on: always marked; off: never marked, which on a flagged document needs a Growth or Scale account that accepted the document-integrity terms (else 403 forbidden_watermark_off). A redaction is never marked.",
       }),
     ),
-    break_signature: Type.Optional(Type.Boolean()),
+    break_signature: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: edit a digitally signed document (otherwise 422 signed_document). Replace, delete, insert and form edits are appended as an incremental update, so each signature still verifies for the revision it signed (warning docmdp_violation when a certification signature forbids the change); a redaction rewrites the whole file and removes the signatures (warning signature_removed).',
+      }),
+    ),
     dry_run: Type.Optional(
       Type.Boolean({
         description:

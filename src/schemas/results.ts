@@ -113,7 +113,7 @@ export const resultFields = {
   failed: Type.Array(Failed, { description: 'Edits found but not applied, each with a stable reason.' }),
   warnings: Type.Array(Type.Any(), {
     description:
-      'Stable warning codes (sample_mark, edited_mark, edited_mark_overlaps, approx_font_used, …).',
+      'Stable warning codes (sample_mark, edited_mark, edited_mark_overlaps, approx_font_used, docmdp_violation, signature_removed, …).',
   }),
   flatten_skipped: Type.Optional(
     Type.Array(Type.String(), {

@@ -7,7 +7,11 @@ import { type TarEntry, tarArchive } from './tar.js';
 /**
  * What GET /source publishes (SPEC "GET /source", AGPL-3.0): the engine and its build,
  * never the gateway. Listed, not globbed from the root, so a new gateway file can never
- * slip in: crates and the engine worker by folder, the addon and the root files by name.
+ * slip in: the crates and the addon's sources by folder; the worker that drives the addon
+ * (src/engine) with the two error modules it imports; the container build file
+ * (Dockerfile.engine) with every file it copies (scripts, manifests, lockfiles,
+ * TypeScript configs); the licence. test/routes/source-build.test.ts builds the engine
+ * from the unpacked archive offline and checks every COPY of Dockerfile.engine.
  */
 const TREES = ['crates', 'native/src', 'src/engine'];
 const FILES = [
@@ -16,11 +20,20 @@ const FILES = [
   'native/index.d.ts',
   'native/index.js',
   'native/package.json',
+  'src/kernel/api-error.ts',
+  'src/kernel/error-codes.ts',
+  'scripts/fetch-pdfium.sh',
   'Cargo.toml',
   'Cargo.lock',
-  'Dockerfile',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.engine.json',
+  'Dockerfile.engine',
   'LICENSE',
 ];
+/** Files run as programs (the container build runs the fetch script directly). */
+const EXECUTABLE = new Set(['scripts/fetch-pdfium.sh']);
 /** Build output and local state inside the trees are not source. */
 const SKIP_DIRS = new Set(['target', 'node_modules', '.git']);
 
@@ -50,7 +63,12 @@ export function engineSourcePaths(root: string = PROJECT_ROOT): string[] {
 export function buildEngineSourceArchive(root: string = PROJECT_ROOT): Buffer {
   const entries: TarEntry[] = engineSourcePaths(root).map((p) => {
     const full = path.join(root, p);
-    return { path: p, data: readFileSync(full), mtimeSec: Math.floor(statSync(full).mtimeMs / 1000) };
+    return {
+      path: p,
+      data: readFileSync(full),
+      mode: EXECUTABLE.has(p) ? 0o755 : 0o644,
+      mtimeSec: Math.floor(statSync(full).mtimeMs / 1000),
+    };
   });
   return gzipSync(tarArchive(entries), { level: 9 });
 }

@@ -27,8 +27,10 @@ describe('GET /source', () => {
     for (const required of [
       'Cargo.toml',
       'Cargo.lock',
-      'Dockerfile',
+      'Dockerfile.engine',
       'LICENSE',
+      'package-lock.json',
+      'scripts/fetch-pdfium.sh',
       'native/Cargo.toml',
       'native/build.rs',
       'native/index.d.ts',
@@ -41,8 +43,12 @@ describe('GET /source', () => {
     }
     expect(list.some((p) => p.startsWith('crates/') && p.endsWith('/Cargo.toml'))).toBe(true);
     expect(list.some((p) => p.startsWith('crates/') && p.endsWith('.rs'))).toBe(true);
+    // Of the rest of src/, only the error type and codes the worker imports; never
+    // configuration, routes, keys, billing or storage.
     const gateway = list.filter((p) => p.startsWith('src/') && !p.startsWith('src/engine/'));
-    expect(gateway).toEqual([]);
+    expect(gateway).toEqual(['src/kernel/api-error.ts', 'src/kernel/error-codes.ts']);
+    // The whole-service Dockerfile builds the gateway, which the archive does not hold.
+    expect(list).not.toContain('Dockerfile');
     expect(list.some((p) => p.includes('/target/') || p.endsWith('.node'))).toBe(false);
     const license = execFileSync('tar', ['-xO', 'LICENSE'], { input: tar }).toString();
     expect(license).toMatch(/GNU AFFERO GENERAL PUBLIC LICENSE/);

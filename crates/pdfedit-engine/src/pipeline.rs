@@ -18,7 +18,7 @@ use crate::open::crypt;
 use crate::ops::{annot, edited_mark, mark, redact};
 use crate::plan::style;
 use crate::run::{ms_since, timed, Run};
-use crate::save::save;
+use crate::save::{incremental, save, signatures};
 use crate::types::*;
 use crate::Error;
 
@@ -100,6 +100,18 @@ fn edit_inner(
         (doc, None)
     };
     crate::open::check_pages(&doc, info.page_count)?;
+    // SPEC rule 13: a signed document is saved as an incremental update after its own
+    // bytes (the signed revision kept byte for byte), except when it is redacted: a
+    // redaction rewrites the whole file (an update would keep the removed text) and takes
+    // the signatures out.
+    let signed = !info.signatures.is_empty();
+    let redacting = request.edits.iter().any(|e| e.op == EditOp::Redact);
+    let loaded = (signed && !redacting).then(|| doc.clone());
+    let docmdp = if signed {
+        signatures::docmdp_permission(&doc)
+    } else {
+        None
+    };
     let span_boxes = if request.edits.iter().any(|e| e.scope.span_ids.is_some()) {
         Some(crate::read::read_text(bytes, password, None, true, false)?.pages)
     } else {
@@ -176,7 +188,14 @@ fn edit_inner(
         Vec::new()
     };
     let marked = sampled || !edited_pages.is_empty();
-    result.pdf = if marked || (applied && run.current != baseline) {
+    let changed = marked || (applied && run.current != baseline);
+    if let Some(p) = docmdp.filter(|_| changed) {
+        let content = marked || result.changes.iter().any(|c| c.op != EditOp::Form);
+        if signatures::violates(p, changed, content) {
+            result.warnings.push("docmdp_violation".into());
+        }
+    }
+    result.pdf = if changed {
         // After a redaction `run.doc` is the pruned document that was saved and searched.
         let mut out = run.doc;
         // Pages whose models are still cached are unchanged since they were read.
@@ -235,14 +254,23 @@ fn edit_inner(
             })?;
             result.warnings.push("sample_mark".into());
         }
-        match protection {
-            Some(state) => timed(&mut result.timings.save_ms, || {
+        let unsigned = signed && redacting && signatures::remove(&mut out) > 0;
+        if unsigned {
+            result.warnings.push("signature_removed".into());
+        }
+        match (protection, loaded) {
+            (protection, Some(loaded)) => timed(&mut result.timings.save_ms, || {
+                incremental::append(bytes, &loaded, &out, protection.as_ref())
+            })?,
+            (Some(state), None) => timed(&mut result.timings.save_ms, || {
                 out.encrypt(&state)
                     .map_err(|e| Error::Engine(format!("re-encrypting the output: {e}")))?;
                 save(&out)
             })?,
-            None if marked => timed(&mut result.timings.save_ms, || save(&out))?,
-            None => run.current,
+            (None, None) if marked || unsigned => {
+                timed(&mut result.timings.save_ms, || save(&out))?
+            }
+            (None, None) => run.current,
         }
     } else {
         bytes.to_vec()

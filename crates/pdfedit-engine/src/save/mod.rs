@@ -1,5 +1,9 @@
 //! Writing the document out: a full rewrite by lopdf, object streams dropped (an
-//! encrypted input is encrypted again with the state `open::crypt` kept).
+//! encrypted input is encrypted again with the state `open::crypt` kept); for a signed
+//! document, an incremental update after the original bytes (`incremental`).
+
+pub(crate) mod incremental;
+pub(crate) mod signatures;
 
 use lopdf::Document;
 
