@@ -223,7 +223,7 @@ export interface ServiceProcess {
 function supervise(child: ChildProcess): ServiceProcess {
   let out = '';
   const keep = (b: Buffer) => {
-    out = (out + b.toString('utf8')).slice(-20_000);
+    out = (out + b.toString('utf8')).slice(process.env.FAULTS_DEBUG ? -2_000_000 : -20_000);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
