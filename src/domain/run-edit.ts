@@ -75,14 +75,18 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
     );
     return { kind: 'ok', result, body, pagesBilled: 0 };
   }
+  // The output is stored first, then charged: an output that cannot be stored (disk full,
+  // blob store down) is an error that bills nothing, and a crash between the two leaves an
+  // unreferenced file that expires, while the re-run (same work id) is charged once.
+  const body = await buildEditResult(svc, input.owner, input.sourceFileId, result, {
+    pages_billed: 0,
+    remaining: null,
+  });
   const charged =
     input.workId === undefined
       ? { billed: pages, remaining: null }
       : await charge(svc.db, input.subject, input.workId, pages, { ocrPages: 0 }, svc.config.now());
-  const body = await buildEditResult(svc, input.owner, input.sourceFileId, result, {
-    pages_billed: charged.billed,
-    remaining: charged.remaining,
-  });
+  body.usage = { pages_billed: charged.billed, remaining: charged.remaining };
   return { kind: 'ok', result, body, pagesBilled: charged.billed };
 }
 

@@ -32,7 +32,14 @@ export class BullQueue implements JobQueue {
 
   /** Connects and checks that Redis does not evict keys (refuses to start otherwise). */
   static async open(o: BullQueueOptions): Promise<BullQueue> {
-    const connection = new Redis(o.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    // The producer side fails fast while Redis is unreachable (no offline queue, one retry):
+    // a job is already stored when its bell is rung, and the reconciler rings again, so
+    // POST /v1/edit and /v1/batch answer 202 at once instead of waiting for Redis to return.
+    const connection = new Redis(o.redisUrl, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+    });
     // An unreachable Redis fails the start instead of retrying forever in the background.
     connection.on('error', () => {});
     try {

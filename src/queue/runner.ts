@@ -121,11 +121,27 @@ export class JobRunner implements RunnerContext {
           changesCount: body.changes.length,
         };
       } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        const transient =
-          err.code === 'engine_error' || err.code === 'engine_timeout' || err.code === 'rate_limited';
-        if (transient && row.attempts < MAX_ATTEMPTS) throw err;
-        finish = failure(await errorResult(svc, row, err));
+        // Anything else than a typed refusal (the output could not be stored: disk full, blob
+        // store or database down) is retried like an engine crash, and after MAX_ATTEMPTS
+        // ends the job as failed with engine_error instead of re-running it for ever.
+        if (!(err instanceof ApiError)) {
+          if (row.attempts < MAX_ATTEMPTS) throw err;
+          this.log.error({ err, job: jobId }, 'job failed on its last attempt');
+          finish = failure(
+            await errorResult(
+              svc,
+              row,
+              new ApiError('engine_error', `The job failed ${row.attempts} times on an internal error.`, {
+                cause: err,
+              }),
+            ),
+          );
+        } else {
+          const transient =
+            err.code === 'engine_error' || err.code === 'engine_timeout' || err.code === 'rate_limited';
+          if (transient && row.attempts < MAX_ATTEMPTS) throw err;
+          finish = failure(await errorResult(svc, row, err));
+        }
       }
       await finishJob(svc.db, row, owner, finish, svc.config.now());
     } finally {

@@ -77,6 +77,13 @@ function openPostgres(url: string, opts: OpenOptions): OpenDatabase {
   };
   const pool = new pg.Pool({ connectionString: url, types, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
   pool.on('error', (err) => opts.onPoolError?.(err));
+  // A connection that dies while checked out (PostgreSQL restarted between two statements of
+  // a transaction) emits 'error' on its client, where the pool's idle listener is not
+  // attached: unheard, that event ended the whole process. The error reaches the holder
+  // through its next query, and the pool drops the dead client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', close: once(() => db.destroy()) };
 }

@@ -37,13 +37,20 @@ const ACQUIRE = `local n = redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return n`;
 
+// DECR only a counter that is there and above zero: after a FLUSHALL or a Redis restart
+// mid-edit, a plain DECR would create the key at -1 (without expiry), and every later
+// acquire would count one edit short, letting the account past its plan's concurrency.
+const RELEASE = `local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`;
+
 class RedisSlots implements SlotCounter {
   constructor(private readonly redis: Redis) {}
   async acquire(key: string, ttlMs: number): Promise<number> {
     return Number(await this.redis.eval(ACQUIRE, 1, key, String(ttlMs)));
   }
   async release(key: string): Promise<void> {
-    await this.redis.decr(key);
+    await this.redis.eval(RELEASE, 1, key);
   }
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
