@@ -201,7 +201,9 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
       },
       async ({ workId }): Promise<IdempotentResponse> => {
         // Refused before any work: the worst case is every page of the document.
-        await quotaCheck(db, subject, doc.info.pageCount, config.now());
+        // The worst case: every page touched, each read by OCR (five) when OCR is on.
+        const worst = doc.info.pageCount * (input.options?.ocr ? 5 : 1);
+        await quotaCheck(db, subject, worst, config.now());
         if (queued && principal) {
           // A job: the same edit, run by a worker (src/queue/runner.ts → runEdit).
           const job = await createJob(fastify, {
