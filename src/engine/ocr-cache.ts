@@ -120,3 +120,14 @@ export function ocrCacheFor(config: { fileTtlMs: number; now: () => number }): O
   shared ??= new OcrCache(config.fileTtlMs, () => config.now());
   return shared;
 }
+
+/** Engine budget of one page's OCR run (the engine's own default per page). */
+export const OCR_PAGE_BUDGET_MS = 60_000;
+/** Longest engine budget of a synchronous call with OCR. */
+const MAX_OCR_BUDGET_MS = 10 * 60_000;
+
+/** A call's engine budget when it may OCR `pages` pages: each gets its own run's budget. */
+export function ocrBudgetMs(budgetMs: number, pages: number): number {
+  if (pages <= 0) return budgetMs;
+  return Math.min(MAX_OCR_BUDGET_MS, budgetMs + pages * OCR_PAGE_BUDGET_MS);
+}

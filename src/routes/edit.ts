@@ -17,6 +17,7 @@ import { checkWebhookUrl, createJob } from '../domain/jobs.js';
 import { keylessFileOwner } from '../domain/keyless-owner.js';
 import { runEdit } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
+import { ocrBudgetMs } from '../engine/ocr-cache.js';
 import { ApiError } from '../kernel/api-error.js';
 import type { Principal } from '../kernel/principal.js';
 import multipartForms from '../plugins/external/multipart.js';
@@ -233,7 +234,10 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
             options: input.options,
             mark,
             sourceFileId: input.sourceFileId,
-            timeoutMs: engineBudgetMs(plan, config.syncTimeoutMs),
+            timeoutMs: ocrBudgetMs(
+              engineBudgetMs(plan, config.syncTimeoutMs),
+              input.options?.ocr ? doc.info.pageCount : 0,
+            ),
             dryRun,
           }),
         );

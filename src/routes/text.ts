@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { engineBudgetMs } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
-import { OcrCache, type OcrPage, ocrCacheFor, ocrLanguages } from '../engine/ocr-cache.js';
+import { OcrCache, type OcrPage, ocrBudgetMs, ocrCacheFor, ocrLanguages } from '../engine/ocr-cache.js';
 import { ApiError } from '../kernel/api-error.js';
 import { errorResponses } from '../schemas/errors.js';
 import { ref } from '../schemas/ref.js';
@@ -51,7 +51,10 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
               ? { ocr: { languages: languages.list, cached: cache.get(docKey, languages.joined) } }
               : {}),
           },
-          engineBudgetMs(principal?.plan ?? 'keyless', fastify.config.syncTimeoutMs),
+          ocrBudgetMs(
+            engineBudgetMs(principal?.plan ?? 'keyless', fastify.config.syncTimeoutMs),
+            languages ? (pages?.length ?? doc.info.pageCount) : 0,
+          ),
         );
       // Free, but OCR costs like an edit: it takes one of the plan's concurrent edit slots.
       const result = languages ? await fastify.editSlots(principal, read) : await read();

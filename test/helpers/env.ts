@@ -6,7 +6,8 @@ import pg from 'pg';
 import { type Config, loadConfig, PROJECT_ROOT } from '../../src/config.js';
 
 /** Where the shared real-world corpus lives (beside the repository, never inside it). */
-export const CORPUS_DIR = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
+/** The shared corpus: ../shared/corpus beside the checkout, or CORPUS_DIR (a worktree's checkout). */
+export const CORPUS_DIR = process.env.CORPUS_DIR ?? path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 export const HAVE_CORPUS = existsSync(path.join(CORPUS_DIR, 'manifest.json'));
 export const PG_ADMIN_URL = process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
