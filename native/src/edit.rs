@@ -19,6 +19,8 @@ pub enum EditCode {
     InvalidRequest,
     /// `options.watermark` `off` on a flagged document, not allowed for the caller.
     ForbiddenWatermarkOff,
+    /// A step with its own budget (a page's OCR) ran out of time.
+    EngineTimeout,
     /// Anything else, including a caught panic.
     EngineError,
 }
@@ -31,6 +33,7 @@ impl AsRef<str> for EditCode {
             EditCode::SignedDocument => "signed_document",
             EditCode::InvalidRequest => "invalid_request",
             EditCode::ForbiddenWatermarkOff => "forbidden_watermark_off",
+            EditCode::EngineTimeout => "engine_timeout",
             EditCode::EngineError => "engine_error",
         }
     }
@@ -156,6 +159,11 @@ pub struct EditOptions {
     /// plan and the accepted terms).
     #[napi(js_name = "watermark_off_allowed")]
     pub watermark_off_allowed: Option<bool>,
+    /// Find text on scanned pages by OCR; replace and delete there are drawn as pixels.
+    pub ocr: Option<crate::types::OcrOptions>,
+    /// Give pages read by OCR an invisible text layer in the output.
+    #[napi(js_name = "ocr_text_layer")]
+    pub ocr_text_layer: Option<bool>,
 }
 
 /// The edit request.
@@ -252,6 +260,8 @@ pub struct EditTimings {
     pub save: f64,
     /// Adding the SAMPLE mark.
     pub mark: f64,
+    /// Classifying pages and reading scanned ones by OCR.
+    pub ocr: f64,
     /// The whole engine call.
     pub total: f64,
 }
@@ -317,6 +327,12 @@ pub struct EditResult {
     /// 1-based pages that carry the 'Edited' mark.
     #[napi(js_name = "marked_pages")]
     pub marked_pages: Vec<u32>,
+    /// 1-based pages touched by applied edits that were read by OCR (billed five each).
+    #[napi(js_name = "ocr_pages")]
+    pub ocr_pages: Vec<u32>,
+    /// Pages this call read by OCR, for the service's cache.
+    #[napi(js_name = "ocr_read")]
+    pub ocr_read: Vec<crate::types::OcrPage>,
 }
 
 /// One flag of the document and its evidence.
@@ -494,6 +510,8 @@ fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
             mark: o.mark,
             watermark,
             watermark_off_allowed: o.watermark_off_allowed.unwrap_or(false),
+            ocr: o.ocr.map(pdfedit_engine::ocr::OcrOptions::from),
+            ocr_text_layer: o.ocr_text_layer.unwrap_or(false),
         })
     })?;
     Ok(engine::EditRequest {
@@ -560,6 +578,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             diff: r.timings.diff_ms,
             save: r.timings.save_ms,
             mark: r.timings.mark_ms,
+            ocr: r.timings.ocr_ms,
             total: r.timings.total_ms,
         },
         removed: r
@@ -592,6 +611,12 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             })
             .collect(),
         marked_pages: r.marked_pages,
+        ocr_pages: r.ocr_pages,
+        ocr_read: r
+            .ocr_read
+            .into_iter()
+            .map(crate::types::ocr_page_out)
+            .collect(),
     }
 }
 
@@ -604,6 +629,7 @@ fn to_js_error(err: engine::EditError) -> napi::Error<EditCode> {
         engine::EditError::Engine(E::Unsupported(_)) => EditCode::DocumentUnsupported,
         engine::EditError::Engine(E::InvalidRequest(_)) => EditCode::InvalidRequest,
         engine::EditError::Engine(E::Engine(_)) => EditCode::EngineError,
+        engine::EditError::Engine(E::Timeout(_)) => EditCode::EngineTimeout,
     };
     napi::Error::new(code, err.to_string())
 }

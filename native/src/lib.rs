@@ -27,6 +27,8 @@ pub enum Code {
     DocumentUnsupported,
     /// The request is impossible as written.
     InvalidRequest,
+    /// A step with its own budget (a page's OCR) ran out of time.
+    EngineTimeout,
     /// Anything else, including a caught panic.
     EngineError,
 }
@@ -37,6 +39,7 @@ impl AsRef<str> for Code {
             Code::DocumentEncrypted => "document_encrypted",
             Code::DocumentUnsupported => "document_unsupported",
             Code::InvalidRequest => "invalid_request",
+            Code::EngineTimeout => "engine_timeout",
             Code::EngineError => "engine_error",
         }
     }
@@ -50,6 +53,7 @@ fn to_js_error(err: pdfedit_engine::Error) -> napi::Error<Code> {
         E::Encrypted => Code::DocumentEncrypted,
         E::Unsupported(_) => Code::DocumentUnsupported,
         E::InvalidRequest(_) => Code::InvalidRequest,
+        E::Timeout(_) => Code::EngineTimeout,
         E::Engine(_) => Code::EngineError,
     };
     napi::Error::new(code, err.to_string())
@@ -121,6 +125,7 @@ pub fn read_text(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<TextRe
         pages: None,
         text: None,
         forms: None,
+        ocr: None,
     });
     guarded(|| {
         pdfedit_engine::read_text(
@@ -132,6 +137,24 @@ pub fn read_text(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<TextRe
         )
     })
     .map(TextResult::from)
+}
+
+/// Text spans and form fields with scanned pages read by OCR (`options.ocr`), and the
+/// pages this call OCR'd (for the service's cache).
+#[napi]
+pub fn read_text_ocr(pdf: Buffer, options: ReadTextOptions) -> Result<OcrTextResult> {
+    let ocr = options.ocr.map(pdfedit_engine::ocr::OcrOptions::from);
+    guarded(|| {
+        pdfedit_engine::read_text_ocr(
+            &pdf,
+            options.password.as_deref(),
+            options.pages,
+            options.text.unwrap_or(true),
+            options.forms.unwrap_or(true),
+            Some(&ocr.unwrap_or_default()),
+        )
+    })
+    .map(OcrTextResult::from)
 }
 
 /// A PNG preview of a page or region, never larger than `maxBytes`.

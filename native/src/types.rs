@@ -58,6 +58,137 @@ pub struct ReadTextOptions {
     pub text: Option<bool>,
     /// Read form fields (default true).
     pub forms: Option<bool>,
+    /// Read scanned pages by OCR.
+    pub ocr: Option<OcrOptions>,
+}
+
+/// OCR of scanned pages (`readText` and `edit`).
+#[napi(object)]
+pub struct OcrOptions {
+    /// Tesseract language codes; `eng` when empty.
+    pub languages: Option<Vec<String>>,
+    /// Budget of one page's OCR run in milliseconds (default 60000).
+    pub page_budget_ms: Option<u32>,
+    /// Pages already read with the same languages (the service's cache).
+    pub cached: Option<Vec<OcrPage>>,
+}
+
+/// One word read by OCR.
+#[napi(object)]
+pub struct OcrWord {
+    /// The word.
+    pub text: String,
+    /// `[x0, y0, x1, y1]`, points, top-left origin.
+    #[napi(js_name = "box")]
+    pub bbox: Vec<f64>,
+    /// 0…100.
+    pub confidence: f64,
+    /// Block number.
+    pub block: u32,
+    /// Line number, 1-based, unique within the page.
+    pub line: u32,
+}
+
+/// The OCR of one page.
+#[napi(object)]
+pub struct OcrPage {
+    /// 1-based page.
+    pub page: u32,
+    /// Languages it was read with (`eng+deu`).
+    pub languages: String,
+    /// Skew undone before reading, degrees.
+    pub skew: f64,
+    /// Words in reading order.
+    pub words: Vec<OcrWord>,
+}
+
+/// The answer of `readTextOcr`: the text, and the pages OCR'd by this call.
+#[napi(object)]
+pub struct OcrTextResult {
+    /// Requested pages.
+    pub pages: Vec<PageText>,
+    /// Form fields on the requested pages.
+    pub fields: Vec<FormField>,
+    /// Pages read by OCR in this call (for the service's cache).
+    pub ocr: Vec<OcrPage>,
+}
+
+impl From<OcrOptions> for pdfedit_engine::ocr::OcrOptions {
+    fn from(o: OcrOptions) -> Self {
+        pdfedit_engine::ocr::OcrOptions {
+            languages: o.languages.unwrap_or_default(),
+            page_budget_ms: u64::from(o.page_budget_ms.unwrap_or(0)),
+            cached: o
+                .cached
+                .unwrap_or_default()
+                .into_iter()
+                .map(ocr_page_in)
+                .collect(),
+        }
+    }
+}
+
+fn ocr_page_in(p: OcrPage) -> pdfedit_engine::ocr::OcrPage {
+    pdfedit_engine::ocr::OcrPage {
+        page: p.page,
+        languages: p.languages,
+        skew: p.skew as f32,
+        words: p
+            .words
+            .into_iter()
+            .filter_map(|w| {
+                let b: [f64; 4] = w.bbox.try_into().ok()?;
+                Some(pdfedit_engine::ocr::OcrWord {
+                    text: w.text,
+                    bbox: b.map(|v| v as f32),
+                    confidence: w.confidence as f32,
+                    block: w.block,
+                    line: w.line,
+                })
+            })
+            .collect(),
+    }
+}
+
+/// An engine OCR page in the addon's shape.
+pub fn ocr_page_out(p: pdfedit_engine::ocr::OcrPage) -> OcrPage {
+    OcrPage {
+        page: p.page,
+        languages: p.languages,
+        skew: round2(p.skew),
+        words: p
+            .words
+            .into_iter()
+            .map(|w| OcrWord {
+                text: w.text,
+                bbox: w.bbox.iter().map(|&v| round2(v)).collect(),
+                confidence: round2(w.confidence),
+                block: w.block,
+                line: w.line,
+            })
+            .collect(),
+    }
+}
+
+impl
+    From<(
+        pdfedit_engine::TextResult,
+        Vec<pdfedit_engine::ocr::OcrPage>,
+    )> for OcrTextResult
+{
+    fn from(
+        (t, ocr): (
+            pdfedit_engine::TextResult,
+            Vec<pdfedit_engine::ocr::OcrPage>,
+        ),
+    ) -> Self {
+        let t = TextResult::from(t);
+        OcrTextResult {
+            pages: t.pages,
+            fields: t.fields,
+            ocr: ocr.into_iter().map(ocr_page_out).collect(),
+        }
+    }
 }
 
 /// One text span in the API's shape.
@@ -98,6 +229,8 @@ pub struct Span {
     /// means it continues that span's word (a superscript, a colour change mid-word).
     #[napi(js_name = "space_before")]
     pub space_before: bool,
+    /// OCR spans: the recogniser's confidence in the word, 0…100.
+    pub confidence: Option<f64>,
 }
 
 /// The text of one page.
@@ -253,6 +386,7 @@ fn page_text(p: pdfedit_engine::PageText) -> PageText {
                 rotation: round2(s.rotation),
                 source: s.source.to_string(),
                 space_before: s.space_before,
+                confidence: s.confidence.map(round2),
             })
             .collect(),
     }

@@ -1,4 +1,5 @@
-import type { EngineEdit } from '../engine/types.js';
+import { OcrCache, ocrLanguages } from '../engine/ocr-cache.js';
+import type { EngineEdit, EngineOcrOptions } from '../engine/types.js';
 import { ApiError } from '../kernel/api-error.js';
 import type { Edit, EditOptions } from '../schemas/edit.js';
 import { resolvePages } from './page-range.js';
@@ -109,13 +110,27 @@ function toFormEdit(edit: Edit, index: number): EngineEdit {
   };
 }
 
-/** Options the deployment cannot honour yet are refused, not silently dropped. (async and
- * webhook_url make the edit a job: src/routes/edit.ts.) */
+/** Options that need others, and OCR languages that are not installed, are refused by name
+ * (400), never dropped. (async and webhook_url make the edit a job: src/routes/edit.ts.) */
 export function checkOptions(options: EditOptions | undefined): void {
-  if (options?.ocr) {
-    throw new ApiError(
-      'invalid_request',
-      'options.ocr: OCR of scanned pages is not available on this deployment yet.',
-    );
+  if (!options?.ocr) {
+    for (const member of ['ocr_languages', 'ocr_text_layer'] as const) {
+      if (options?.[member] !== undefined)
+        throw new ApiError('invalid_request', `options.${member}: applies only with options.ocr true.`);
+    }
+    return;
   }
+  ocrLanguages(options.ocr_languages, 'options.ocr_languages');
+}
+
+/** The engine's OCR options of an edit (cached pages of this document included), or none. */
+export function engineOcr(
+  options: EditOptions | undefined,
+  pdf: Uint8Array,
+  cache: OcrCache,
+): { ocr?: EngineOcrOptions; docKey?: string } {
+  if (!options?.ocr) return {};
+  const languages = ocrLanguages(options.ocr_languages, 'options.ocr_languages');
+  const docKey = OcrCache.docKey(pdf);
+  return { ocr: { languages: languages.list, cached: cache.get(docKey, languages.joined) }, docKey };
 }

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { charge, usageOf } from '../billing/meter.js';
+import { billingUnits, charge, usageOf } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
 import type { BillingSubject } from '../billing/subject.js';
+import { ocrCacheFor } from '../engine/ocr-cache.js';
 import type { EngineEdit, EngineEditResult } from '../engine/types.js';
 import type { EditOptions } from '../schemas/edit.js';
+import { engineOcr } from './edit-request.js';
 import { buildEditResult } from './edit-result.js';
 import type { FileOwner } from './files.js';
 import { acceptedCurrentTerms } from './terms.js';
@@ -44,6 +46,8 @@ export type RunEditOutcome =
  * before (sync: before the engine; job: before queueing).
  */
 export async function runEdit(svc: EditServices, input: RunEditInput): Promise<RunEditOutcome> {
+  const cache = ocrCacheFor(svc.config);
+  const { ocr, docKey } = engineOcr(input.options, input.pdf, cache);
   const result = await svc.engine.edit(
     {
       pdf: input.pdf,
@@ -55,14 +59,18 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
         ...(input.mark !== undefined ? { mark: input.mark } : {}),
         watermark: input.options?.watermark ?? 'auto',
         watermark_off_allowed: await watermarkOffAllowed(svc, input.subject),
+        ...(ocr ? { ocr, ocr_text_layer: input.options?.ocr_text_layer ?? false } : {}),
       },
     },
     input.timeoutMs,
   );
+  if (docKey !== undefined && result.ocr_read?.length) cache.put(docKey, result.ocr_read);
   // A redaction that only removed strings outside the page text still changed the document.
   if (result.changes.length === 0 && result.removed.length === 0 && result.failed.length > 0)
     return { kind: 'all_failed', result };
   const pages = result.pages_touched.length;
+  // SPEC Limits: a touched page that was read by OCR counts five.
+  const ocrPages = (result.ocr_pages ?? []).filter((p) => result.pages_touched.includes(p)).length;
   if (input.dryRun) {
     const usage = await usageOf(svc.db, input.subject, svc.config.now());
     const body = await buildEditResult(
@@ -84,8 +92,8 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
   });
   const charged =
     input.workId === undefined
-      ? { billed: pages, remaining: null }
-      : await charge(svc.db, input.subject, input.workId, pages, { ocrPages: 0 }, svc.config.now());
+      ? { billed: billingUnits(pages, ocrPages), remaining: null }
+      : await charge(svc.db, input.subject, input.workId, pages, { ocrPages }, svc.config.now());
   body.usage = { pages_billed: charged.billed, remaining: charged.remaining };
   return { kind: 'ok', result, body, pagesBilled: charged.billed };
 }

@@ -2,6 +2,8 @@
  * What crosses the worker boundary. The native addon's own types live in
  * native/index.d.ts (generated); these are the service-side shapes of the tasks.
  */
+import type { OcrPage } from './ocr-cache.js';
+
 export type Box = [number, number, number, number];
 
 export interface OpenTask {
@@ -17,6 +19,17 @@ export interface TextTask {
   pages?: number[];
   text: boolean;
   forms: boolean;
+  /** Read scanned pages by OCR (the answer then carries `ocr`: the pages read this call). */
+  ocr?: EngineOcrOptions;
+}
+
+/** OCR of scanned pages, as the engine takes it. */
+export interface EngineOcrOptions {
+  languages: string[];
+  /** Budget of one page's OCR run (ms). */
+  page_budget_ms?: number;
+  /** Pages already read with the same languages (src/engine/ocr-cache.ts). */
+  cached: OcrPage[];
 }
 
 export interface RenderTask {
@@ -62,6 +75,10 @@ export interface EditTask {
     watermark?: 'auto' | 'on' | 'off';
     /** Whether `off` is allowed on a flagged document (plan and accepted terms, decided by the service). */
     watermark_off_allowed?: boolean;
+    /** Find text on scanned pages by OCR; replace and delete there are drawn as pixels. */
+    ocr?: EngineOcrOptions;
+    /** Give pages read by OCR an invisible text layer in the output. */
+    ocr_text_layer?: boolean;
   };
 }
 
@@ -101,6 +118,10 @@ export interface EngineEditResult {
   flags: EngineFlag[];
   /** 1-based pages that carry the 'Edited' mark. */
   marked_pages: number[];
+  /** 1-based touched pages that were read by OCR (each billed five). */
+  ocr_pages?: number[];
+  /** Pages this call read by OCR, for the cache. */
+  ocr_read?: OcrPage[];
 }
 
 /** One flag of a document: its kind and the evidence the engine points to. */
@@ -117,6 +138,7 @@ export interface EngineTimings {
   diff: number;
   save: number;
   mark: number;
+  ocr: number;
   total: number;
 }
 

@@ -8,6 +8,7 @@ interface NativeEngine {
   init(pdfiumLibPath: string): void;
   openInfo(pdf: Buffer, password?: string | null): unknown;
   readText(pdf: Buffer, options: Record<string, unknown>): unknown;
+  readTextOcr(pdf: Buffer, options: Record<string, unknown>): unknown;
   render(pdf: Buffer, options: Record<string, unknown>): Buffer;
   edit(pdf: Buffer, request: Record<string, unknown>): EngineEditResult;
 }
@@ -28,13 +29,12 @@ function call(engine: NativeEngine, task: EngineTask): unknown {
   switch (task.op) {
     case 'open':
       return engine.openInfo(pdf, task.password ?? null);
-    case 'text':
-      return engine.readText(pdf, {
-        password: task.password,
-        pages: task.pages,
-        text: task.text,
-        forms: task.forms,
-      });
+    case 'text': {
+      const options = { password: task.password, pages: task.pages, text: task.text, forms: task.forms };
+      return task.ocr
+        ? engine.readTextOcr(pdf, { ...options, ocr: task.ocr })
+        : engine.readText(pdf, options);
+    }
     case 'render': {
       const png = engine.render(pdf, {
         password: task.password,

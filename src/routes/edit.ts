@@ -17,6 +17,7 @@ import { checkWebhookUrl, createJob } from '../domain/jobs.js';
 import { keylessFileOwner } from '../domain/keyless-owner.js';
 import { runEdit } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
+import { ocrBudgetMs } from '../engine/ocr-cache.js';
 import { ApiError } from '../kernel/api-error.js';
 import type { Principal } from '../kernel/principal.js';
 import multipartForms from '../plugins/external/multipart.js';
@@ -201,7 +202,9 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
       },
       async ({ workId }): Promise<IdempotentResponse> => {
         // Refused before any work: the worst case is every page of the document.
-        await quotaCheck(db, subject, doc.info.pageCount, config.now());
+        // The worst case: every page touched, each read by OCR (five) when OCR is on.
+        const worst = doc.info.pageCount * (input.options?.ocr ? 5 : 1);
+        await quotaCheck(db, subject, worst, config.now());
         if (queued && principal) {
           // A job: the same edit, run by a worker (src/queue/runner.ts → runEdit).
           const job = await createJob(fastify, {
@@ -231,7 +234,10 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
             options: input.options,
             mark,
             sourceFileId: input.sourceFileId,
-            timeoutMs: engineBudgetMs(plan, config.syncTimeoutMs),
+            timeoutMs: ocrBudgetMs(
+              engineBudgetMs(plan, config.syncTimeoutMs),
+              input.options?.ocr ? doc.info.pageCount : 0,
+            ),
             dryRun,
           }),
         );

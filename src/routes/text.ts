@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { engineBudgetMs } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
+import { OcrCache, type OcrPage, ocrBudgetMs, ocrCacheFor, ocrLanguages } from '../engine/ocr-cache.js';
+import { ApiError } from '../kernel/api-error.js';
 import { errorResponses } from '../schemas/errors.js';
 import { ref } from '../schemas/ref.js';
 import { TextBody, TextResult } from '../schemas/text.js';
@@ -15,7 +17,8 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         summary: 'Read text and forms',
-        description: 'Free: no pages billed.',
+        description:
+          'Free: no pages billed. With ocr: true, scanned pages (no text layer, or only an invisible layer that does not sit on the image) are read by OCR: their spans have source "ocr" and a confidence; such a request takes one of the plan\'s concurrent edit slots.',
         tags: ['read'],
         body: ref(TextBody),
         response: {
@@ -27,19 +30,35 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const principal = request.principal!;
-      const doc = await openSource(fastify, principal, request.body.source);
-      const pages = resolvePages(request.body.pages, doc.info.pageCount);
-      const layers = request.body.layers ?? ['text', 'forms'];
-      const result = await fastify.engine.readText<{ pages: unknown[]; fields: unknown[] }>(
-        {
-          pdf: doc.bytes,
-          ...(doc.password !== undefined ? { password: doc.password } : {}),
-          pages,
-          text: layers.includes('text'),
-          forms: layers.includes('forms'),
-        },
-        engineBudgetMs(principal?.plan ?? 'keyless', fastify.config.syncTimeoutMs),
-      );
+      const body = request.body;
+      if (body.ocr_languages !== undefined && body.ocr !== true)
+        throw new ApiError('invalid_request', 'ocr_languages: applies only with ocr: true.');
+      const languages = body.ocr ? ocrLanguages(body.ocr_languages, 'ocr_languages') : undefined;
+      const doc = await openSource(fastify, principal, body.source);
+      const pages = resolvePages(body.pages, doc.info.pageCount);
+      const layers = body.layers ?? ['text', 'forms'];
+      const cache = ocrCacheFor(fastify.config);
+      const docKey = languages ? OcrCache.docKey(doc.bytes) : '';
+      const read = () =>
+        fastify.engine.readText<{ pages: unknown[]; fields: unknown[]; ocr?: OcrPage[] }>(
+          {
+            pdf: doc.bytes,
+            ...(doc.password !== undefined ? { password: doc.password } : {}),
+            pages,
+            text: layers.includes('text'),
+            forms: layers.includes('forms'),
+            ...(languages
+              ? { ocr: { languages: languages.list, cached: cache.get(docKey, languages.joined) } }
+              : {}),
+          },
+          ocrBudgetMs(
+            engineBudgetMs(principal?.plan ?? 'keyless', fastify.config.syncTimeoutMs),
+            languages ? (pages?.length ?? doc.info.pageCount) : 0,
+          ),
+        );
+      // Free, but OCR costs like an edit: it takes one of the plan's concurrent edit slots.
+      const result = languages ? await fastify.editSlots(principal, read) : await read();
+      if (languages && result.ocr) cache.put(docKey, result.ocr);
       return {
         page_count: doc.info.pageCount,
         pages: layers.includes('text') ? result.pages : [],

@@ -108,7 +108,26 @@ export const EditOptions = Type.Object(
           "true: the edit is planned and verified as usual but nothing is saved or billed: the result says what would change (changes with pages, boxes, font decisions and verdicts; failed; unmatched; flags and warnings) with output null, no previews and usage.pages_billed 0. Answers synchronously (not with async or webhook_url, nor in a batch); the quota check is the real edit's.",
       }),
     ),
-    ocr: Type.Optional(Type.Boolean()),
+    ocr: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: text on scanned pages (no text layer, or only an invisible layer that does not sit on the image) is found by OCR first (Tesseract, 300 dpi, deskewed); replace and delete there are drawn as pixels into the page image (font_source "raster"), verified by rendering and read back by OCR (else failed[] ocr_readback_mismatch); a redaction of a scanned word is refused (scanned_text). A touched page read by OCR is billed five pages. Pages with text are never OCR\'d.',
+      }),
+    ),
+    ocr_languages: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 16, pattern: '^[A-Za-z_]+$' }), {
+        minItems: 1,
+        maxItems: 8,
+        description:
+          'Tesseract language codes for OCR (default ["eng"]); needs ocr true; a language that is not installed answers 400.',
+      }),
+    ),
+    ocr_text_layer: Type.Optional(
+      Type.Boolean({
+        description:
+          'With ocr true: pages read by OCR get an invisible text layer of their words in the output, so the edited scan is searchable.',
+      }),
+    ),
     font: Type.Optional(
       Type.Object(
         { policy: Type.Optional(Type.Union([Type.Literal('prefer_exact'), Type.Literal('metric_only')])) },

@@ -13,6 +13,20 @@ export const TextBody = Type.Object(
         uniqueItems: true,
       }),
     ),
+    ocr: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: scanned pages are read by OCR (Tesseract, 300 dpi, deskewed); their spans have source "ocr" and a confidence. Pages with visible text are never OCR\'d. Free, rate-limited like an edit.',
+      }),
+    ),
+    ocr_languages: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 16, pattern: '^[A-Za-z_]+$' }), {
+        minItems: 1,
+        maxItems: 8,
+        description:
+          'Tesseract language codes for OCR (default ["eng"]); a language that is not installed answers 400.',
+      }),
+    ),
   },
   {
     $id: 'TextRequest',
@@ -42,6 +56,9 @@ const Span = Type.Object(
     space_before: Type.Boolean({
       description: 'A word space separates this span from the previous span of the same line.',
     }),
+    confidence: Type.Optional(
+      Type.Number({ description: "ocr spans: the recogniser's confidence in the word, 0 to 100." }),
+    ),
   },
   { ...OPEN, description: 'One text span, in reading order.' },
 );

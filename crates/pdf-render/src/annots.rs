@@ -141,6 +141,7 @@ mod tests {
             serif: false,
             color: [0, 0, 0],
             angle: 0.0,
+            invisible: false,
         }
     }
 

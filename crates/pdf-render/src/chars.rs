@@ -41,6 +41,8 @@ pub struct RawChar {
     pub color: [u8; 3],
     /// Baseline angle in degrees, counter-clockwise as displayed, in `[0, 360)`.
     pub angle: f32,
+    /// Drawn in text render mode 3 or 7 (neither filled nor stroked): an OCR layer's text.
+    pub invisible: bool,
 }
 
 impl Document<'_> {
@@ -98,6 +100,10 @@ pub(crate) fn chars_of(page: &PdfPage, transform: &PageTransform) -> Result<Vec<
                 serif: c.font_is_serif(),
                 color,
                 angle,
+                invisible: matches!(
+                    c.render_mode(),
+                    Ok(PdfPageTextRenderMode::Invisible | PdfPageTextRenderMode::InvisibleClipping)
+                ),
             });
         }
         Ok(out)

@@ -15,6 +15,10 @@ pub enum Error {
     /// (API code `invalid_request`).
     #[error("{0}")]
     InvalidRequest(String),
+    /// A step with its own time budget (a page's OCR) passed it (API code
+    /// `engine_timeout`).
+    #[error("{0}")]
+    Timeout(String),
     /// Anything else went wrong inside the engine (API code `engine_error`).
     #[error("engine failure: {0}")]
     Engine(String),

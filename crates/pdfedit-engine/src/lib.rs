@@ -11,6 +11,7 @@ mod error;
 mod find;
 mod flags;
 mod model;
+pub mod ocr;
 mod open;
 mod ops;
 mod pipeline;
@@ -26,7 +27,7 @@ use std::path::Path;
 pub use error::{Error, Result};
 pub use open::open_info;
 pub use pdf_render::{DocInfo, FieldKind, FieldValue, FormField, PageInfo, Rect, SignatureInfo};
-pub use read::{read_text, PageText, Span, TextResult};
+pub use read::{read_text, read_text_ocr, PageText, Span, TextResult};
 
 /// Editing: the request and result shapes and [`edit::edit`], the entry point.
 pub mod edit {

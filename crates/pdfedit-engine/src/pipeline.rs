@@ -17,7 +17,7 @@ use crate::model::fonts::DocFonts;
 use crate::open::crypt;
 use crate::ops::{annot, edited_mark, mark, redact};
 use crate::plan::style;
-use crate::run::{ms_since, timed, Run};
+use crate::run::{ms_since, timed, OcrRun, Run};
 use crate::save::{incremental, save, signatures};
 use crate::types::*;
 use crate::Error;
@@ -81,6 +81,14 @@ fn edit_inner(
         mark::check(text)?;
     }
     let password = request.password.as_deref();
+    let ocr = match &request.options.ocr {
+        Some(o) => Some(OcrRun {
+            languages: o.language_arg()?,
+            options: o.clone(),
+            pages: HashMap::new(),
+        }),
+        None => None,
+    };
     let info = crate::open::open_info(bytes, password)?;
     if !info.signatures.is_empty() && !request.options.break_signature {
         return Err(EditError::SignedDocument);
@@ -113,7 +121,12 @@ fn edit_inner(
         None
     };
     let span_boxes = if request.edits.iter().any(|e| e.scope.span_ids.is_some()) {
-        Some(crate::read::read_text(bytes, password, None, true, false)?.pages)
+        let o = request.options.ocr.as_ref();
+        Some(
+            crate::read::read_text_ocr(bytes, password, None, true, false, o)?
+                .0
+                .pages,
+        )
     } else {
         None
     };
@@ -132,6 +145,7 @@ fn edit_inner(
             timings,
             ..EditResult::default()
         },
+        ocr,
     };
     // SPEC rule 12: classify the document, and refuse `watermark: off` before any work.
     let facts = flags::gather(&mut run, &info.signatures);
@@ -156,6 +170,26 @@ fn edit_inner(
             continue;
         };
         let matches = run.timed_edit(|run| run.find(edit, matcher, span_boxes.as_deref()))?;
+        // Matches among the OCR words of scanned pages: the text is the image.
+        let (scanned, matches): (Vec<_>, Vec<_>) = matches.into_iter().partition(|m| m.ocr);
+        if !scanned.is_empty() {
+            if edit.op == EditOp::Redact {
+                run.fail(
+                    edit,
+                    "scanned_text",
+                    format!(
+                        "\"{}\" is part of a scanned image on page {}; a redaction cannot \
+                         remove text that is only pixels",
+                        scanned[0].found, scanned[0].page
+                    ),
+                );
+            } else {
+                run.timed_edit(|run| run.raster(edit, scanned))?;
+            }
+            if matches.is_empty() {
+                continue;
+            }
+        }
         if edit.op == EditOp::Redact {
             run.timed_edit(|run| redact::apply(run, edit, matcher, matches))?;
             continue;

@@ -12,6 +12,7 @@ use crate::find::{self, anchor_end, inside, mostly_overlaps, page_matches, selec
 use crate::model::fonts::{DocFonts, Source};
 use crate::model::text::{build_lines, PageGeom};
 use crate::model::PageModel;
+use crate::ocr::{OcrOptions, OcrPage};
 use crate::types::{Edit, EditOp, EditResult, Failed, MatchMode, Timings};
 use crate::Error;
 
@@ -35,6 +36,39 @@ pub(crate) struct Run {
     pub(crate) models: HashMap<u32, PageModel>,
     pub(crate) renders: HashMap<u32, Raster>,
     pub(crate) result: EditResult,
+    /// OCR of scanned pages, when the request asked for it.
+    pub(crate) ocr: Option<OcrRun>,
+}
+
+/// The OCR state of one edit run.
+pub(crate) struct OcrRun {
+    pub(crate) options: OcrOptions,
+    /// Tesseract's `-l` argument (`eng+deu`).
+    pub(crate) languages: String,
+    /// Per page read so far: its OCR words when it is scanned, `None` when it has text.
+    pub(crate) pages: HashMap<u32, Option<OcrPage>>,
+}
+
+impl Run {
+    /// The OCR words of 1-based page `number` when OCR is on and the page is scanned
+    /// (classified and read once per run; the service's cache is used first).
+    pub(crate) fn scanned(&mut self, number: u32) -> Result<Option<OcrPage>, Error> {
+        let Some(ocr) = self.ocr.as_mut() else {
+            return Ok(None);
+        };
+        if let Some(known) = ocr.pages.get(&number) {
+            return Ok(known.clone());
+        }
+        let start = Instant::now();
+        let doc = pdf_render::Document::open(&self.current, None)?;
+        let mut read = Vec::new();
+        let page =
+            crate::read::scanned_words(&doc, number, &ocr.options, &ocr.languages, &mut read)?;
+        self.result.ocr_read.extend(read);
+        self.result.timings.ocr_ms += ms_since(start);
+        ocr.pages.insert(number, page.clone());
+        Ok(page)
+    }
 }
 
 impl Run {
@@ -128,6 +162,30 @@ impl Run {
         let mut all = Vec::new();
         let mut anchors = Vec::new();
         for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
+            if let Some(scan) = self.scanned(number)? {
+                let geom = PageGeom::read(&self.doc, page_id);
+                let mut found = find::ocr::ocr_matches(&scan, &geom, matcher, edit);
+                if let Some(r) = &scope.region {
+                    found.retain(|m| inside(m.bbox, r.bbox));
+                }
+                if let (Some(ids), Some(spans)) = (&scope.span_ids, spans) {
+                    let boxes: Vec<[f64; 4]> = spans
+                        .iter()
+                        .filter(|p| p.page == number)
+                        .flat_map(|p| p.spans.iter())
+                        .filter(|s| ids.contains(&s.span_id))
+                        .map(|s| s.bbox.map(f64::from))
+                        .collect();
+                    found.retain(|m| boxes.iter().any(|b| mostly_overlaps(m.bbox, *b)));
+                }
+                if let Some(a) = &scope.anchor {
+                    if let Some(pos) = find::ocr::ocr_anchor_end(&scan, a, icase) {
+                        anchors.push((number, pos));
+                    }
+                }
+                all.extend(found);
+                continue;
+            }
             self.model(number, page_id)?;
             let model = &self.models[&number];
             let (fonts, doc) = (&mut self.fonts, &self.doc);

@@ -211,6 +211,12 @@ pub struct EditOptions {
     /// Whether the caller may send [`Watermark::Off`] on a flagged document (a Growth or
     /// Scale account that accepted the document-integrity terms; decided by the service).
     pub watermark_off_allowed: bool,
+    /// Find text on scanned pages by OCR (`options.ocr`); replace and delete there are
+    /// drawn as pixels.
+    pub ocr: Option<crate::ocr::OcrOptions>,
+    /// Give every page read by OCR an invisible text layer of its words in the output
+    /// (`options.ocr_text_layer`).
+    pub ocr_text_layer: bool,
 }
 
 /// `options.watermark`: whether edited pages get the 'Edited' mark.
@@ -334,6 +340,10 @@ pub struct EditResult {
     pub flags: Vec<Flag>,
     /// 1-based pages that carry the 'Edited' mark (warning `edited_mark`).
     pub marked_pages: Vec<u32>,
+    /// 1-based pages touched by applied edits that were read by OCR (billed five each).
+    pub ocr_pages: Vec<u32>,
+    /// Pages this call read by OCR (not those from the service's cache), for the cache.
+    pub ocr_read: Vec<crate::ocr::OcrPage>,
 }
 
 impl EditResult {
@@ -394,6 +404,8 @@ pub struct Timings {
     pub save_ms: f64,
     /// Adding the SAMPLE mark (zero without one).
     pub mark_ms: f64,
+    /// Classifying pages and reading scanned ones by OCR (read-backs included).
+    pub ocr_ms: f64,
     /// The whole call.
     pub total_ms: f64,
 }

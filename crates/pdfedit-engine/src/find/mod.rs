@@ -3,6 +3,7 @@
 use regex::{Regex, RegexBuilder};
 
 pub(crate) mod clusters;
+pub(crate) mod ocr;
 
 pub(crate) use clusters::DrawnChars;
 
@@ -41,6 +42,8 @@ pub(crate) struct Match {
     /// `/ToUnicode` entry (glyph index, the entry's text left), because the font's own
     /// cmap shows they draw none of it.
     pub unicode_cuts: Vec<(usize, String)>,
+    /// Found among the OCR words of a scanned page (no glyphs: the text is the image).
+    pub ocr: bool,
 }
 
 /// A compiled `find`.
@@ -187,6 +190,7 @@ pub(crate) fn page_matches(
                 bbox_user,
                 bbox: page.geom.display_box(bbox_user),
                 unicode_cuts,
+                ocr: false,
             });
         }
     }

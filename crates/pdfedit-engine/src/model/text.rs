@@ -278,6 +278,11 @@ impl PageGeom {
         }
     }
 
+    /// A user-space point to displayed top-left points.
+    pub fn display_point(&self, x: f64, y: f64) -> (f64, f64) {
+        self.point(x, y)
+    }
+
     /// A user-space box to a displayed `[x0, y0, x1, y1]`.
     pub fn display_box(&self, b: [f64; 4]) -> [f64; 4] {
         let (ax, ay) = self.point(b[0], b[1]);

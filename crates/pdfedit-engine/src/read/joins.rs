@@ -244,6 +244,7 @@ mod tests {
             source: "text-layer",
             space_before: true,
             soft_hyphen_end: false,
+            confidence: None,
         };
         let g = Geo {
             baseline: 100.0,

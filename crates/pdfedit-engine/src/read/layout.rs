@@ -120,6 +120,7 @@ fn public_span(
         source,
         space_before: s.space_before,
         soft_hyphen_end: s.soft_hyphen_end,
+        confidence: None,
         text,
     }
 }

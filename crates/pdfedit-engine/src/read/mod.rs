@@ -11,6 +11,7 @@ mod spans;
 pub use page_text::{PageText, Span, TextResult};
 
 use crate::model::form;
+use crate::ocr::{self, OcrOptions, OcrPage, PageKind};
 use pdf_render::{FieldKind, FieldValue, FormField};
 
 use crate::{Error, Result};
@@ -23,17 +24,37 @@ pub fn read_text(
     text: bool,
     forms: bool,
 ) -> Result<TextResult> {
+    Ok(read_text_ocr(bytes, password, pages, text, forms, None)?.0)
+}
+
+/// [`read_text`], with scanned pages read by OCR when `ocr` is given (see [`crate::ocr`]):
+/// their spans are OCR words (`source: "ocr"`, with a confidence). Also returns the pages
+/// OCR'd by this call (not those taken from `ocr.cached`), for the caller's cache.
+pub fn read_text_ocr(
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: Option<Vec<u32>>,
+    text: bool,
+    forms: bool,
+    ocr: Option<&OcrOptions>,
+) -> Result<(TextResult, Vec<OcrPage>)> {
+    let languages = ocr.map(OcrOptions::language_arg).transpose()?;
     let doc = pdf_render::Document::open(bytes, password)?;
     let info = doc.info()?;
     let wanted = resolve_pages(pages, info.page_count)?;
     let mut out_pages = Vec::with_capacity(wanted.len());
+    let mut read = Vec::new();
     // The scratch copy whose pages get their annotations flattened, opened on first need.
     let mut scratch: Option<pdf_render::Document> = None;
     for &p in &wanted {
         let meta = &info.pages[(p - 1) as usize];
         let spans = if text {
             let size = (meta.width, meta.height);
-            let (spans, flat) = page_spans(&doc, bytes, password, p, size, scratch.take())?;
+            let scan = match (ocr, &languages) {
+                (Some(o), Some(l)) => scanned_words(&doc, p, o, l, &mut read)?,
+                _ => None,
+            };
+            let (spans, flat) = page_spans(&doc, bytes, password, p, size, scratch.take(), scan)?;
             scratch = flat;
             spans
         } else {
@@ -69,10 +90,88 @@ pub fn read_text(
     } else {
         Vec::new()
     };
-    Ok(TextResult {
-        pages: out_pages,
-        fields,
-    })
+    Ok((
+        TextResult {
+            pages: out_pages,
+            fields,
+        },
+        read,
+    ))
+}
+
+/// The OCR words of 1-based page `p` when it is a scanned page (see
+/// [`ocr::classify`]), from the cache or read now (then also pushed to `read`).
+pub(crate) fn scanned_words(
+    doc: &pdf_render::Document,
+    p: u32,
+    options: &OcrOptions,
+    languages: &str,
+    read: &mut Vec<OcrPage>,
+) -> Result<Option<OcrPage>> {
+    let chars = doc.page_chars(p - 1)?;
+    let ink = |c: &&pdf_render::RawChar| !c.generated && c.ch.is_none_or(|ch| !ch.is_whitespace());
+    let visible = chars.iter().filter(ink).filter(|c| !c.invisible).count();
+    if visible > 0 {
+        return Ok(None);
+    }
+    if let Some(hit) = options.cached_page(p, languages) {
+        return Ok(Some(hit.clone()));
+    }
+    let invisible: Vec<[f32; 4]> = chars
+        .iter()
+        .filter(ink)
+        .filter(|c| c.invisible)
+        .map(|c| c.bbox.to_array())
+        .collect();
+    let raster = doc.rasterize(p - 1, ocr::OCR_PX_PER_PT)?;
+    let gray = ocr::gray_of(&raster);
+    match ocr::classify(0, &invisible, &gray, &raster) {
+        PageKind::Text | PageKind::MatchingLayer => Ok(None),
+        PageKind::Blank => Ok(Some(OcrPage {
+            page: p,
+            languages: languages.to_string(),
+            skew: 0.0,
+            words: Vec::new(),
+        })),
+        PageKind::Scanned => {
+            let page = ocr::read_page(
+                p,
+                &gray,
+                raster.width,
+                raster.height,
+                raster.px_per_pt,
+                languages,
+                options,
+            )?;
+            read.push(page.clone());
+            Ok(Some(page))
+        }
+    }
+}
+
+/// The spans of an OCR'd page: one per word, lines and blocks as Tesseract found them.
+fn ocr_spans(page: &OcrPage) -> Vec<Span> {
+    page.words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| Span {
+            span_id: layout::span_id(page.page, OCR_INDEX_BASE + i as u32, &w.text, OCR),
+            page: page.page,
+            text: w.text.clone(),
+            bbox: w.bbox,
+            font: String::new(),
+            size: ((w.bbox[3] - w.bbox[1]) * 0.8).max(1.0),
+            color: "#000000".into(),
+            flags: Vec::new(),
+            line: w.line.saturating_sub(1),
+            block: w.block.saturating_sub(1),
+            rotation: page.skew,
+            source: OCR,
+            space_before: true,
+            soft_hyphen_end: false,
+            confidence: Some(w.confidence),
+        })
+        .collect()
 }
 
 /// Radio groups get their export values as `options`, and their value as the export value
@@ -119,6 +218,9 @@ fn fill_attributes(doc: &lopdf::Document, fields: &mut [FormField]) {
 }
 
 const TEXT_LAYER: &str = "text-layer";
+const OCR: &str = "ocr";
+/// OCR span ids count their words from here, apart from PDFium's character indices.
+const OCR_INDEX_BASE: u32 = 1 << 30;
 const ANNOTATION: &str = "annotation";
 
 /// The spans of 1-based page `p`: its content in reading order, then the text of its
@@ -131,11 +233,23 @@ fn page_spans<'a>(
     p: u32,
     size: (f32, f32),
     scratch: Option<pdf_render::Document<'a>>,
+    scan: Option<OcrPage>,
 ) -> Result<(Vec<Span>, Option<pdf_render::Document<'a>>)> {
     let chars = doc.page_chars(p - 1)?;
-    let shown = on_page(&chars, size);
-    let mut spans = layout::layout_page(p, spans::build_spans(&shown), TEXT_LAYER);
-    let (next_line, next_block) = order::reading_order(&mut spans, 0, 0);
+    let (mut spans, next_line, next_block) = match &scan {
+        Some(scan) => {
+            let spans = ocr_spans(scan);
+            let next_line = spans.iter().map(|s| s.line + 1).max().unwrap_or(0);
+            let next_block = spans.iter().map(|s| s.block + 1).max().unwrap_or(0);
+            (spans, next_line, next_block)
+        }
+        None => {
+            let shown = on_page(&chars, size);
+            let mut spans = layout::layout_page(p, spans::build_spans(&shown), TEXT_LAYER);
+            let (next_line, next_block) = order::reading_order(&mut spans, 0, 0);
+            (spans, next_line, next_block)
+        }
+    };
     if !doc.has_text_annotations(p - 1)? {
         return Ok((spans, scratch));
     }

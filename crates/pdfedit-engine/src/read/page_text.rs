@@ -37,6 +37,8 @@ pub struct Span {
     /// The span ends in a hyphen that breaks a word across lines (PDFium's judgement);
     /// plain text joins the word and drops the hyphen, as pdftotext does.
     pub soft_hyphen_end: bool,
+    /// OCR spans: Tesseract's confidence in the word, 0…100 (`None` for other sources).
+    pub confidence: Option<f32>,
 }
 
 /// The text of one page.

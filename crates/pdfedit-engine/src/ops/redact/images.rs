@@ -186,7 +186,12 @@ pub(crate) fn covered(p: &Placement, boxes: &[[f64; 4]]) -> bool {
 
 /// The pixels of a `width`×`height` image drawn with `ctm` that `area` (user space)
 /// touches, as a pixel rectangle (row 0 at the top of the image), or None.
-fn pixel_rect(ctm: &Matrix, width: u32, height: u32, area: [f64; 4]) -> Option<PixelRect> {
+pub(crate) fn pixel_rect(
+    ctm: &Matrix,
+    width: u32,
+    height: u32,
+    area: [f64; 4],
+) -> Option<PixelRect> {
     let det = ctm[0] * ctm[3] - ctm[1] * ctm[2];
     if det.abs() < 1e-12 {
         return None;
@@ -240,7 +245,7 @@ fn rect_area(ctm: &Matrix, width: u32, height: u32, r: PixelRect) -> [f64; 4] {
     )
 }
 
-pub(super) fn dims(s: &Stream) -> Option<(u32, u32)> {
+pub(crate) fn dims(s: &Stream) -> Option<(u32, u32)> {
     let w = s.dict.get(b"Width").and_then(Object::as_i64).ok()?;
     let h = s.dict.get(b"Height").and_then(Object::as_i64).ok()?;
     (w > 0 && h > 0 && w <= 1 << 16 && h <= 1 << 16).then_some((w as u32, h as u32))
@@ -373,7 +378,7 @@ pub(crate) fn mask_under(
 /// Points resource `name` of the innermost of `forms` (of the page when there are none)
 /// at `target`. A form is changed in a copy made for this page (once per form), and the
 /// copy is pointed at by its parent in the same way, up to the page.
-fn set_xobject(
+pub(crate) fn set_xobject(
     doc: &mut Document,
     page_id: ObjectId,
     forms: &[(Vec<u8>, ObjectId)],

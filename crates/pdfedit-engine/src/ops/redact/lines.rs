@@ -109,6 +109,7 @@ fn search(model: &PageModel, order: &[usize], re: &Regex) -> Vec<Match> {
                 bbox_user,
                 bbox: model.geom.display_box(bbox_user),
                 unicode_cuts: Vec::new(),
+                ocr: false,
             });
         }
     }

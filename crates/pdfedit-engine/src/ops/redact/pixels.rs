@@ -33,14 +33,14 @@ pub(crate) struct PixelRect {
 }
 
 /// Decoded samples and their layout.
-pub(super) struct Samples {
-    pub(super) data: Vec<u8>,
-    pub(super) width: u32,
-    pub(super) height: u32,
-    pub(super) comps: u32,
-    pub(super) bpc: u32,
+pub(crate) struct Samples {
+    pub(crate) data: Vec<u8>,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) comps: u32,
+    pub(crate) bpc: u32,
     /// A fax image is written back as CCITT Group 4 with this /BlackIs1.
-    pub(super) fax: Option<bool>,
+    pub(crate) fax: Option<bool>,
     /// Entries the re-encoded image's dictionary needs (a JPEG 2000 image's colour space
     /// comes from inside its data; as Flate it must be stated).
     pub(super) set: Vec<(&'static str, Object)>,
@@ -67,6 +67,20 @@ pub(crate) fn mask_stream(
     s: &Stream,
     rects: &[PixelRect],
 ) -> Result<Stream, String> {
+    rewrite_stream(doc, s, |samples, stride| {
+        for r in rects {
+            zero_rect(samples, stride, *r);
+        }
+    })
+}
+
+/// A copy of image `s` whose decoded samples `change` altered (`stride` bytes a row),
+/// written back as [`mask_stream`] writes it.
+pub(crate) fn rewrite_stream(
+    doc: &Document,
+    s: &Stream,
+    change: impl FnOnce(&mut Samples, usize),
+) -> Result<Stream, String> {
     let mut samples = decode(doc, s)?;
     let stride =
         (samples.width as usize * samples.comps as usize * samples.bpc as usize).div_ceil(8);
@@ -79,9 +93,7 @@ pub(crate) fn mask_stream(
     }
     samples.data.truncate(need);
     let before = samples.fax.is_some().then(|| samples.data.clone());
-    for r in rects {
-        zero_rect(&mut samples, stride, *r);
-    }
+    change(&mut samples, stride);
     if let (Some(before), Some(black_is_1)) = (before, samples.fax) {
         if let Some(content) = splice_g3(doc, s, &samples, &before, black_is_1) {
             let mut dict = s.dict.clone();
@@ -192,7 +204,7 @@ fn filters(s: &Stream) -> Vec<Vec<u8>> {
     }
 }
 
-fn decode(doc: &Document, s: &Stream) -> Result<Samples, String> {
+pub(crate) fn decode(doc: &Document, s: &Stream) -> Result<Samples, String> {
     let get = |k: &[u8]| s.dict.get(k).and_then(Object::as_i64).ok();
     let (Some(w), Some(h)) = (get(b"Width"), get(b"Height")) else {
         return Err("no /Width or /Height".into());

@@ -1,0 +1,862 @@
+//! Replace and delete on a scanned page, drawn as pixels (SPEC rule 11, `font_source:
+//! "raster"`).
+//!
+//! For each OCR match: the image the page draws under the word is decoded; a crop of it
+//! aligned with the displayed page is measured (paper and ink levels, ink box, baseline,
+//! stroke blur); the installed font whose rendering of the old word best overlaps the old
+//! ink (Liberation Sans or Serif, regular or bold, sized from the cap or x-height and
+//! condensed to the old word's width) draws the new word with `fontdue`; the old word is
+//! painted out with paper pixels taken from the same image row beside it (the paper's own
+//! texture and shading, not a flat box), the new word blended on top in the ink colour of
+//! the old word's darkest pixels, slightly blurred like the scan; the image is written back
+//! (Flate, or CCITT Group 4 for a fax image; every other sample keeps its value) in a copy
+//! the page points at. The change is verified like every edit (nothing outside its box
+//! moves), and OCR of the new render must read the new word (else `failed[]` with reason
+//! `ocr_readback_mismatch`).
+
+use std::sync::OnceLock;
+
+use lopdf::Object;
+use pdf_content::interp::matrix::{transform_rect, Matrix};
+
+use super::redact::images::{dims, pixel_rect, placements, set_xobject};
+use super::redact::pixels::{rewrite_stream, Samples};
+use crate::find::Match;
+use crate::model::text::PageGeom;
+use crate::ocr::{self, OcrWord};
+use crate::run::{timed, Run};
+use crate::save::save;
+use crate::types::{Change, Edit, EditOp};
+use crate::verify;
+use crate::Error;
+
+/// Fonts tried for the new word: file, name.
+const FONTS: [(&str, &str); 4] = [
+    ("LiberationSans-Regular.ttf", "LiberationSans"),
+    ("LiberationSans-Bold.ttf", "LiberationSans-Bold"),
+    ("LiberationSerif-Regular.ttf", "LiberationSerif"),
+    ("LiberationSerif-Bold.ttf", "LiberationSerif-Bold"),
+];
+const FONT_DIR: &str = "/usr/share/fonts/truetype/liberation";
+
+struct Face {
+    font: fontdue::Font,
+    name: &'static str,
+    /// Cap height and x-height as shares of the em.
+    cap: f32,
+    x: f32,
+}
+
+fn faces() -> &'static [Face] {
+    static FACES: OnceLock<Vec<Face>> = OnceLock::new();
+    FACES.get_or_init(|| {
+        FONTS
+            .iter()
+            .filter_map(|(file, name)| {
+                let bytes = std::fs::read(format!("{FONT_DIR}/{file}")).ok()?;
+                let font =
+                    fontdue::Font::from_bytes(bytes, fontdue::FontSettings::default()).ok()?;
+                let cap = font.metrics('H', 100.0).height as f32 / 100.0;
+                let x = font.metrics('x', 100.0).height as f32 / 100.0;
+                Some(Face { font, name, cap, x })
+            })
+            .collect()
+    })
+}
+
+/// A coverage bitmap of a word: rows top to bottom, `baseline` rows from the top.
+struct Rendered {
+    width: usize,
+    height: usize,
+    baseline: usize,
+    cov: Vec<f32>,
+    /// Ink extent along x (columns), for fitting to the old word.
+    ink: (usize, usize),
+}
+
+impl Rendered {
+    fn at(&self, x: f32, y: f32) -> f32 {
+        // Bilinear.
+        if x < 0.0 || y < 0.0 {
+            return 0.0;
+        }
+        let (x0, y0) = (x.floor() as usize, y.floor() as usize);
+        if x0 + 1 >= self.width || y0 + 1 >= self.height {
+            return 0.0;
+        }
+        let (fx, fy) = (x - x0 as f32, y - y0 as f32);
+        let p = |xx: usize, yy: usize| self.cov[yy * self.width + xx];
+        let top = p(x0, y0) * (1.0 - fx) + p(x0 + 1, y0) * fx;
+        let bottom = p(x0, y0 + 1) * (1.0 - fx) + p(x0 + 1, y0 + 1) * fx;
+        top * (1.0 - fy) + bottom * fy
+    }
+}
+
+/// `text` rasterised at `px` pixels per em, with a margin around it.
+fn render_word(face: &Face, text: &str, px: f32) -> Rendered {
+    let m = (px * 0.3).ceil() as usize + 2;
+    let ascent = (px * 1.0).ceil() as usize;
+    let descent = (px * 0.3).ceil() as usize;
+    let mut glyphs = Vec::new();
+    let mut pen = 0.0f32;
+    let mut prev: Option<char> = None;
+    for ch in text.chars() {
+        if let Some(p) = prev {
+            pen += face.font.horizontal_kern(p, ch, px).unwrap_or(0.0);
+        }
+        let (metrics, bitmap) = face.font.rasterize(ch, px);
+        glyphs.push((pen, metrics, bitmap));
+        pen += metrics.advance_width;
+        prev = Some(ch);
+    }
+    let width = pen.ceil() as usize + 2 * m;
+    let height = ascent + descent + 2 * m;
+    let baseline = m + ascent;
+    let mut cov = vec![0.0f32; width * height];
+    let mut ink = (usize::MAX, 0usize);
+    for (x, metrics, bitmap) in glyphs {
+        let left = (m as f32 + x).round() as i64 + i64::from(metrics.xmin);
+        let top = baseline as i64 - i64::from(metrics.ymin) - metrics.height as i64;
+        for gy in 0..metrics.height {
+            for gx in 0..metrics.width {
+                let v = f32::from(bitmap[gy * metrics.width + gx]) / 255.0;
+                let (cx, cy) = (left + gx as i64, top + gy as i64);
+                if v <= 0.0 || cx < 0 || cy < 0 || cx as usize >= width || cy as usize >= height {
+                    continue;
+                }
+                let at = cy as usize * width + cx as usize;
+                cov[at] = (cov[at] + v).min(1.0);
+                if v > 0.5 {
+                    ink = (ink.0.min(cx as usize), ink.1.max(cx as usize + 1));
+                }
+            }
+        }
+    }
+    if ink.0 == usize::MAX {
+        ink = (m, m);
+    }
+    Rendered {
+        width,
+        height,
+        baseline,
+        cov,
+        ink,
+    }
+}
+
+/// Gaussian blur of a coverage bitmap (separable, radius 2σ).
+fn blur(r: &mut Rendered, sigma: f32) {
+    if sigma < 0.2 {
+        return;
+    }
+    let radius = (2.0 * sigma).ceil() as i64;
+    let kernel: Vec<f32> = (-radius..=radius)
+        .map(|i| (-(i * i) as f32 / (2.0 * sigma * sigma)).exp())
+        .collect();
+    let sum: f32 = kernel.iter().sum();
+    let (w, h) = (r.width as i64, r.height as i64);
+    let pass = |src: &[f32], horizontal: bool| -> Vec<f32> {
+        let mut out = vec![0.0f32; src.len()];
+        for y in 0..h {
+            for x in 0..w {
+                let mut acc = 0.0;
+                for (k, kv) in kernel.iter().enumerate() {
+                    let d = k as i64 - radius;
+                    let (sx, sy) = if horizontal { (x + d, y) } else { (x, y + d) };
+                    if sx >= 0 && sy >= 0 && sx < w && sy < h {
+                        acc += kv * src[(sy * w + sx) as usize];
+                    }
+                }
+                out[(y * w + x) as usize] = acc / sum;
+            }
+        }
+        out
+    };
+    let once = pass(&r.cov, true);
+    r.cov = pass(&once, false);
+}
+
+/// How the image's samples read and write as colour.
+struct Pixels<'a> {
+    s: &'a mut Samples,
+    stride: usize,
+    /// 1-bit images: the sample value that is dark.
+    dark_bit: u8,
+}
+
+impl Pixels<'_> {
+    fn get(&self, x: u32, y: u32) -> [f32; 3] {
+        let row = &self.s.data[y as usize * self.stride..];
+        match (self.s.bpc, self.s.comps) {
+            (1, _) => {
+                let bit = (row[x as usize / 8] >> (7 - x % 8)) & 1;
+                let v = if bit == self.dark_bit { 0.0 } else { 255.0 };
+                [v; 3]
+            }
+            (_, 1) => [f32::from(row[x as usize]); 3],
+            _ => {
+                let i = x as usize * 3;
+                [
+                    f32::from(row[i]),
+                    f32::from(row[i + 1]),
+                    f32::from(row[i + 2]),
+                ]
+            }
+        }
+    }
+
+    fn set(&mut self, x: u32, y: u32, c: [f32; 3]) {
+        let stride = self.stride;
+        let row = &mut self.s.data[y as usize * stride..(y as usize + 1) * stride];
+        let byte = |v: f32| v.round().clamp(0.0, 255.0) as u8;
+        match (self.s.bpc, self.s.comps) {
+            (1, _) => {
+                let dark = lum(c) < 128.0;
+                let bit = if dark {
+                    self.dark_bit
+                } else {
+                    1 - self.dark_bit
+                };
+                let mask = 0x80u8 >> (x % 8);
+                if bit == 1 {
+                    row[x as usize / 8] |= mask;
+                } else {
+                    row[x as usize / 8] &= !mask;
+                }
+            }
+            (_, 1) => row[x as usize] = byte(lum(c)),
+            _ => {
+                let i = x as usize * 3;
+                row[i] = byte(c[0]);
+                row[i + 1] = byte(c[1]);
+                row[i + 2] = byte(c[2]);
+            }
+        }
+    }
+}
+
+fn lum(c: [f32; 3]) -> f32 {
+    0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
+}
+
+/// Maps between the image's pixels and displayed page points.
+struct Mapping {
+    ctm: Matrix,
+    inv: Matrix,
+    geom: PageGeom,
+    w: f64,
+    h: f64,
+    /// Image pixels per displayed point.
+    ppp: f64,
+}
+
+impl Mapping {
+    fn new(ctm: Matrix, geom: PageGeom, w: u32, h: u32) -> Option<Mapping> {
+        let det = ctm[0] * ctm[3] - ctm[1] * ctm[2];
+        if det.abs() < 1e-9 {
+            return None;
+        }
+        let inv = [
+            ctm[3] / det,
+            -ctm[1] / det,
+            -ctm[2] / det,
+            ctm[0] / det,
+            (ctm[2] * ctm[5] - ctm[3] * ctm[4]) / det,
+            (ctm[1] * ctm[4] - ctm[0] * ctm[5]) / det,
+        ];
+        let (w, h) = (f64::from(w), f64::from(h));
+        let ppp = ((w * h) / det.abs()).sqrt();
+        Some(Mapping {
+            ctm,
+            inv,
+            geom,
+            w,
+            h,
+            ppp,
+        })
+    }
+
+    /// Displayed point → image pixel (fractional).
+    fn to_image(&self, dx: f64, dy: f64) -> (f64, f64) {
+        let (ux, uy) = self.geom.user_point(dx, dy);
+        let i = &self.inv;
+        let u = i[0] * ux + i[2] * uy + i[4];
+        let v = i[1] * ux + i[3] * uy + i[5];
+        (u * self.w, (1.0 - v) * self.h)
+    }
+
+    /// Image pixel centre → displayed point.
+    fn to_display(&self, px: u32, py: u32) -> (f64, f64) {
+        let u = (f64::from(px) + 0.5) / self.w;
+        let v = 1.0 - (f64::from(py) + 0.5) / self.h;
+        let c = &self.ctm;
+        let ux = c[0] * u + c[2] * v + c[4];
+        let uy = c[1] * u + c[3] * v + c[5];
+        self.geom.display_point(ux, uy)
+    }
+
+    /// The image pixels a displayed box touches.
+    fn pixel_box(&self, b: [f64; 4]) -> Option<super::redact::pixels::PixelRect> {
+        let (ax, ay) = self.geom.user_point(b[0], b[1]);
+        let (bx, by) = self.geom.user_point(b[2], b[3]);
+        let user = [ax.min(bx), ay.min(by), ax.max(bx), ay.max(by)];
+        pixel_rect(&self.ctm, self.w as u32, self.h as u32, user)
+    }
+}
+
+/// What the old word looks like, measured on a display-aligned crop of the image.
+struct Measured {
+    /// Crop origin (display points) and size (pixels at `ppp`).
+    origin: (f64, f64),
+    width: usize,
+    height: usize,
+    /// Ink mask of the crop.
+    ink: Vec<bool>,
+    /// Ink extent in crop pixels: left, right, top, baseline.
+    left: usize,
+    right: usize,
+    top: usize,
+    baseline: usize,
+    paper: [f32; 3],
+    ink_colour: [f32; 3],
+    paper_level: f32,
+    threshold: f32,
+    /// Blur of the scan's edges (σ in image pixels).
+    sigma: f32,
+}
+
+fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
+    let h_pt = word[3] - word[1];
+    let origin = (word[0] - 0.25 * h_pt, word[1] - 0.3 * h_pt);
+    let end = (word[2] + 0.25 * h_pt, word[3] + 0.3 * h_pt);
+    let width = ((end.0 - origin.0) * map.ppp).ceil() as usize;
+    let height = ((end.1 - origin.1) * map.ppp).ceil() as usize;
+    if width < 4 || height < 4 || width * height > 4_000_000 {
+        return None;
+    }
+    let mut colours = Vec::with_capacity(width * height);
+    for cy in 0..height {
+        for cx in 0..width {
+            let dx = origin.0 + (cx as f64 + 0.5) / map.ppp;
+            let dy = origin.1 + (cy as f64 + 0.5) / map.ppp;
+            let (ix, iy) = map.to_image(dx, dy);
+            let (ix, iy) = (
+                ix.clamp(0.0, map.w - 1.0) as u32,
+                iy.clamp(0.0, map.h - 1.0) as u32,
+            );
+            colours.push(px.get(ix, iy));
+        }
+    }
+    let mut levels: Vec<f32> = colours.iter().map(|&c| lum(c)).collect();
+    let lums = levels.clone();
+    levels.sort_by(f32::total_cmp);
+    let paper_level = levels[levels.len() * 3 / 4];
+    let ink_level = levels[levels.len() / 50];
+    if paper_level - ink_level < 40.0 {
+        return None;
+    }
+    let threshold = (paper_level + ink_level) / 2.0;
+    let ink: Vec<bool> = lums.iter().map(|&l| l < threshold).collect();
+    // The word's own ink: inside its OCR box.
+    let to_crop = |d: f64, o: f64| ((d - o) * map.ppp).round().max(0.0) as usize;
+    let (bx0, bx1) = (
+        to_crop(word[0], origin.0),
+        to_crop(word[2], origin.0).min(width),
+    );
+    let (by0, by1) = (
+        to_crop(word[1], origin.1),
+        to_crop(word[3], origin.1).min(height),
+    );
+    let mut rows = vec![0usize; height];
+    let (mut left, mut right) = (usize::MAX, 0);
+    for y in by0..by1 {
+        for x in bx0..bx1 {
+            if ink[y * width + x] {
+                rows[y] += 1;
+                left = left.min(x);
+                right = right.max(x + 1);
+            }
+        }
+    }
+    let max_row = *rows.iter().max()?;
+    if max_row == 0 {
+        return None;
+    }
+    let top = rows.iter().position(|&r| r * 10 >= max_row)?;
+    // Baseline: the lowest row still dense with ink (descenders are sparse).
+    let baseline = rows.iter().rposition(|&r| r * 4 >= max_row)? + 1;
+    let (mut ink_sum, mut ink_n) = ([0.0f32; 3], 0.0f32);
+    let (mut paper_sum, mut paper_n) = ([0.0f32; 3], 0.0f32);
+    let dark_cut = ink_level + (threshold - ink_level) * 0.5;
+    let (mut edge, mut core) = (0usize, 0usize);
+    for (i, c) in colours.iter().enumerate() {
+        let l = lums[i];
+        if l <= dark_cut {
+            for k in 0..3 {
+                ink_sum[k] += c[k];
+            }
+            ink_n += 1.0;
+        }
+        if l >= paper_level - 10.0 {
+            for k in 0..3 {
+                paper_sum[k] += c[k];
+            }
+            paper_n += 1.0;
+        }
+        let quarter = (paper_level - ink_level) / 4.0;
+        if l < ink_level + quarter {
+            core += 1;
+        } else if l < paper_level - quarter {
+            edge += 1;
+        }
+    }
+    let avg = |s: [f32; 3], n: f32| s.map(|v| v / n.max(1.0));
+    let sigma = if px.s.bpc == 1 {
+        0.0
+    } else {
+        (edge as f32 / core.max(1) as f32 * 0.9).clamp(0.3, 1.5)
+    };
+    Some(Measured {
+        origin,
+        width,
+        height,
+        ink,
+        left,
+        right,
+        top,
+        baseline,
+        paper: avg(paper_sum, paper_n),
+        ink_colour: avg(ink_sum, ink_n),
+        paper_level,
+        threshold,
+        sigma,
+    })
+}
+
+/// The face, em size (pixels) and horizontal scale that best redraw the old word.
+fn choose_face(old: &str, m: &Measured) -> Option<(&'static Face, f32, f32)> {
+    let tall = old
+        .chars()
+        .any(|c| c.is_uppercase() || c.is_ascii_digit() || "bdfhklt".contains(c));
+    let ink_h = m.baseline.saturating_sub(m.top) as f32;
+    let ink_w = m.right.saturating_sub(m.left) as f32;
+    if ink_h < 3.0 || ink_w < 2.0 {
+        return None;
+    }
+    let mut best: Option<(&Face, f32, f32, f32)> = None;
+    for face in faces() {
+        let ratio = if tall { face.cap } else { face.x };
+        if ratio <= 0.0 {
+            continue;
+        }
+        let px = ink_h / ratio;
+        let r = render_word(face, old, px);
+        let rw = r.ink.1.saturating_sub(r.ink.0) as f32;
+        if rw < 1.0 {
+            continue;
+        }
+        let k = (ink_w / rw).clamp(0.75, 1.33);
+        // Overlap of the rendering (left ink edge and baseline aligned) with the old ink.
+        let (mut both, mut either) = (0usize, 0usize);
+        for cy in m.top.saturating_sub(2)..(m.baseline + (px * 0.3) as usize).min(m.height) {
+            for cx in m.left..m.right {
+                let rx = r.ink.0 as f32 + (cx - m.left) as f32 / k;
+                let ry = r.baseline as f32 + cy as f32 - m.baseline as f32;
+                let drawn = r.at(rx, ry) > 0.5;
+                let old_ink = m.ink[cy * m.width + cx];
+                if drawn && old_ink {
+                    both += 1;
+                }
+                if drawn || old_ink {
+                    either += 1;
+                }
+            }
+        }
+        let score = both as f32 / either.max(1) as f32;
+        if best.is_none_or(|b| score > b.3) {
+            best = Some((face, px, k, score));
+        }
+    }
+    best.map(|(f, px, k, _)| (f, px, k))
+}
+
+/// Why a raster change could not be made.
+type Refusal = (&'static str, String);
+
+/// One match redrawn in the page's image: the new document (not yet saved), the change's
+/// display area, the new word's display box and the font used.
+fn redraw(run: &mut Run, m: &Match, op: EditOp) -> Result<([f64; 4], [f64; 4], String), Refusal> {
+    let unsupported = |s: String| ("image_unsupported", s);
+    let pages = run.page_ids();
+    let page_id = pages[&m.page];
+    run.model(m.page, page_id)
+        .map_err(|e| unsupported(e.to_string()))?;
+    let model = &run.models[&m.page];
+    let geom = model.geom;
+    // The image drawn last under the word (the one on top).
+    let placement = placements(&run.doc, model)
+        .into_iter()
+        .filter(|p| p.image.is_some())
+        .filter(|p| {
+            let b = transform_rect(&p.ctm, [0.0, 0.0, 1.0, 1.0]);
+            let u = m.bbox_user;
+            u[0] >= b[0] - 1.0 && u[1] >= b[1] - 1.0 && u[2] <= b[2] + 1.0 && u[3] <= b[3] + 1.0
+        })
+        .next_back()
+        .ok_or_else(|| unsupported("no image lies under the word".into()))?;
+    let Some(image_id) = placement.image else {
+        return Err(unsupported("no image lies under the word".into()));
+    };
+    let original = run
+        .doc
+        .get_object(image_id)
+        .and_then(Object::as_stream)
+        .map_err(|e| unsupported(e.to_string()))?
+        .clone();
+    if original.dict.has(b"SMask") || original.dict.has(b"Mask") {
+        return Err(unsupported("the image under the word has a mask".into()));
+    }
+    let colour_ok = match original.dict.get(b"ColorSpace") {
+        Ok(Object::Name(n)) => matches!(
+            n.as_slice(),
+            b"DeviceGray" | b"DeviceRGB" | b"CalGray" | b"CalRGB"
+        ),
+        Ok(Object::Array(a)) => a
+            .first()
+            .and_then(|o| o.as_name().ok())
+            .is_some_and(|n| matches!(n, b"ICCBased" | b"CalGray" | b"CalRGB")),
+        Ok(Object::Reference(_)) => true,
+        _ => original.dict.has(b"ImageMask") || original.dict.has(b"Filter"),
+    };
+    if !colour_ok {
+        return Err(unsupported(
+            "the image's colour space cannot be drawn into".into(),
+        ));
+    }
+    let dark_bit = match original.dict.get(b"Decode").and_then(Object::as_array) {
+        Ok(d)
+            if d.first()
+                .and_then(|o| o.as_float().ok())
+                .is_some_and(|v| v > 0.5) =>
+        {
+            1
+        }
+        Ok(d) if d.len() > 2 => {
+            return Err(unsupported("the image has a /Decode array".into()));
+        }
+        _ => 0,
+    };
+    let (w, h) =
+        dims(&original).ok_or_else(|| unsupported("the image has no usable size".into()))?;
+    let map = Mapping::new(placement.ctm, geom, w, h)
+        .ok_or_else(|| unsupported("the image is drawn flat".into()))?;
+    let old = m.found.clone();
+    let new = m.replacement.clone();
+    let mut outcome: Result<([f64; 4], [f64; 4], String), Refusal> =
+        Err(unsupported("the image could not be decoded".into()));
+    let stream = rewrite_stream(&run.doc, &original, |samples, stride| {
+        if !matches!((samples.bpc, samples.comps), (8, 1) | (8, 3) | (1, 1)) {
+            outcome = Err(unsupported(format!(
+                "{} bits and {} components per pixel are not drawn into yet",
+                samples.bpc, samples.comps
+            )));
+            return;
+        }
+        let mut px = Pixels {
+            s: samples,
+            stride,
+            dark_bit,
+        };
+        outcome = draw(&mut px, &map, m.bbox, &old, &new, op);
+    })
+    .map_err(unsupported)?;
+    let (area, new_box, font) = outcome?;
+    let new_id = run.doc.add_object(stream);
+    let mut copies = std::collections::HashMap::new();
+    set_xobject(
+        &mut run.doc,
+        page_id,
+        &placement.forms,
+        &placement.name,
+        new_id,
+        &mut copies,
+    )
+    .map_err(unsupported)?;
+    Ok((area, new_box, font))
+}
+
+/// Paints the old word out and the new one in; returns the change's display area, the new
+/// word's display box and the font used.
+fn draw(
+    px: &mut Pixels,
+    map: &Mapping,
+    word: [f64; 4],
+    old: &str,
+    new: &str,
+    op: EditOp,
+) -> Result<([f64; 4], [f64; 4], String), Refusal> {
+    let unreadable = |s: &str| ("image_unsupported", s.to_string());
+    let m = measure(px, map, word)
+        .ok_or_else(|| unreadable("the word's pixels show no ink on paper"))?;
+    let to_display = |cx: f64, cy: f64| (m.origin.0 + cx / map.ppp, m.origin.1 + cy / map.ppp);
+    let (ink_x0, ink_y0) = to_display(m.left as f64, m.top as f64);
+    let (ink_x1, base_y) = to_display(m.right as f64, m.baseline as f64);
+    let pad = 1.5 / map.ppp + 0.06 * (base_y - ink_y0);
+    // The old word's ink, with the OCR box: everything of it goes.
+    let old_area = [
+        word[0].min(ink_x0) - pad,
+        word[1].min(ink_y0) - pad,
+        word[2].max(ink_x1) + pad,
+        word[3].max(base_y) + pad,
+    ];
+    let mut rendered = None;
+    let mut new_box = old_area;
+    let mut font = String::new();
+    if op == EditOp::Replace && !new.trim().is_empty() {
+        let (face, em, k) =
+            choose_face(old, &m).ok_or_else(|| unreadable("the word is too small to measure"))?;
+        let mut r = render_word(face, new, em);
+        blur(&mut r, m.sigma);
+        let w_pt = (r.ink.1 - r.ink.0) as f64 * f64::from(k) / map.ppp;
+        let asc = (r.baseline as f64 - 0.0) / map.ppp;
+        let desc = (r.height - r.baseline) as f64 / map.ppp;
+        new_box = [
+            ink_x0,
+            base_y - asc.min(f64::from(em) * 1.0 / map.ppp),
+            ink_x0 + w_pt,
+            base_y + desc.min(f64::from(em) * 0.3 / map.ppp),
+        ];
+        font = face.name.to_string();
+        rendered = Some((r, k));
+    }
+    let area = [
+        old_area[0].min(new_box[0]),
+        old_area[1].min(new_box[1]),
+        old_area[2].max(new_box[2]),
+        old_area[3].max(new_box[3]),
+    ];
+    let rect = map
+        .pixel_box(area)
+        .ok_or_else(|| unreadable("the word lies outside the image"))?;
+    let old_rect = map.pixel_box(old_area).unwrap_or(rect);
+    // Paper beside the word on each image row: its own texture and shading.
+    let reach = ((rect.y1 - rect.y0) * 3).max(8);
+    let paper_min = m.paper_level - (m.paper_level - m.threshold) * 0.5;
+    let mut updates = Vec::new();
+    for y in rect.y0..rect.y1 {
+        let mut paper: Vec<[f32; 3]> = Vec::new();
+        let mut x = old_rect.x0;
+        while x > 0 && old_rect.x0 - x < reach && paper.len() < 24 {
+            x -= 1;
+            let c = px.get(x, y);
+            if lum(c) >= paper_min {
+                paper.push(c);
+            }
+        }
+        let mut x = old_rect.x1;
+        while x + 1 < px.s.width && x - old_rect.x1 < reach && paper.len() < 48 {
+            let c = px.get(x, y);
+            if lum(c) >= paper_min {
+                paper.push(c);
+            }
+            x += 1;
+        }
+        for x in rect.x0..rect.x1 {
+            let inside_old =
+                x >= old_rect.x0 && x < old_rect.x1 && y >= old_rect.y0 && y < old_rect.y1;
+            let current = px.get(x, y);
+            let bg = if inside_old {
+                if paper.is_empty() {
+                    m.paper
+                } else {
+                    let hash = (x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663)) as usize;
+                    paper[hash % paper.len()]
+                }
+            } else {
+                current
+            };
+            let mut value = bg;
+            if let Some((r, k)) = &rendered {
+                let (dx, dy) = map.to_display(x, y);
+                let rx = r.ink.0 as f64 + (dx - ink_x0) * map.ppp / f64::from(*k);
+                let ry = r.baseline as f64 + (dy - base_y) * map.ppp;
+                let a = r.at(rx as f32, ry as f32);
+                if a > 0.0 {
+                    for c in 0..3 {
+                        value[c] = bg[c] * (1.0 - a) + m.ink_colour[c] * a;
+                    }
+                }
+            }
+            if value != current {
+                updates.push((x, y, value));
+            }
+        }
+    }
+    for (x, y, v) in updates {
+        px.set(x, y, v);
+    }
+    Ok((area, new_box, font))
+}
+
+/// Letters and digits only, lower case: what a read-back is compared on.
+fn normal(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+impl Run {
+    /// Replace or delete every OCR match of `edit`, each drawn as pixels and verified on
+    /// its own.
+    pub(crate) fn raster(&mut self, edit: &Edit, matches: Vec<Match>) -> Result<(), Error> {
+        for m in matches {
+            self.raster_one(edit, &m)?;
+        }
+        Ok(())
+    }
+
+    fn raster_one(&mut self, edit: &Edit, m: &Match) -> Result<(), Error> {
+        let snapshot = self.doc.clone();
+        let (area, new_box, font) = match redraw(self, m, edit.op) {
+            Ok(v) => v,
+            Err((reason, message)) => {
+                self.rollback(snapshot);
+                self.fail(edit, reason, message);
+                return Ok(());
+            }
+        };
+        let new_bytes = timed(&mut self.result.timings.save_ms, || save(&self.doc))?;
+        let t = &mut self.result.timings;
+        let before = match self.renders.remove(&m.page) {
+            Some(r) => r,
+            None => timed(&mut t.render_ms, || verify::render(&self.current, m.page))?,
+        };
+        let after = timed(&mut t.render_ms, || verify::render(&new_bytes, m.page))?;
+        let report = timed(&mut t.diff_ms, || verify::compare(&before, &after, &[area]))?;
+        if report.changed_pixels_outside > 0 {
+            self.rollback(snapshot);
+            self.renders.insert(m.page, before);
+            self.fail(
+                edit,
+                "collateral_change",
+                format!(
+                    "{} pixels changed outside the redrawn word; rolled back",
+                    report.changed_pixels_outside
+                ),
+            );
+            return Ok(());
+        }
+        // Read the new word back from a 300 dpi render of the output.
+        let languages = self
+            .ocr
+            .as_ref()
+            .map_or_else(|| "eng".to_string(), |o| o.languages.clone());
+        let start = std::time::Instant::now();
+        let read = readback(&new_bytes, m.page, new_box, &languages);
+        self.result.timings.ocr_ms += crate::run::ms_since(start);
+        let read = read?;
+        let ok = match edit.op {
+            EditOp::Replace => normal(&read).contains(&normal(&m.replacement)),
+            _ => normal(&m.found).is_empty() || !normal(&read).contains(&normal(&m.found)),
+        };
+        if !ok {
+            self.rollback(snapshot);
+            self.renders.insert(m.page, before);
+            self.fail(
+                edit,
+                "ocr_readback_mismatch",
+                format!(
+                    "OCR of the redrawn word reads \"{read}\", not \"{}\"; rolled back",
+                    m.replacement
+                ),
+            );
+            return Ok(());
+        }
+        let (before_png, after_png) = timed(&mut self.result.timings.diff_ms, || {
+            verify::previews(&before, &after, area)
+        });
+        self.result.changes.push(Change {
+            edit_index: edit.index,
+            page: m.page,
+            op: edit.op,
+            find: m.found.clone(),
+            replace: m.replacement.clone(),
+            font_source: "raster",
+            font_used: font,
+            verified: true,
+            collateral_pixels: 0,
+            bbox: area,
+            before_png,
+            after_png,
+            field: None,
+            value: None,
+        });
+        self.renders.insert(m.page, after);
+        self.models.remove(&m.page);
+        self.result.touch_page(m.page);
+        if let Err(at) = self.result.ocr_pages.binary_search(&m.page) {
+            self.result.ocr_pages.insert(at, m.page);
+        }
+        self.current = new_bytes;
+        // The page's OCR words follow the change.
+        if let Some(Some(page)) = self.ocr.as_mut().and_then(|o| o.pages.get_mut(&m.page)) {
+            let inside = |w: &OcrWord| {
+                let b = w.bbox.map(f64::from);
+                let cx = (b[0] + b[2]) / 2.0;
+                let cy = (b[1] + b[3]) / 2.0;
+                cx >= m.bbox[0] && cx <= m.bbox[2] && cy >= m.bbox[1] && cy <= m.bbox[3]
+            };
+            let at = page.words.iter().position(inside);
+            let line = at.map(|i| {
+                (
+                    page.words[i].line,
+                    page.words[i].block,
+                    page.words[i].confidence,
+                )
+            });
+            page.words.retain(|w| !inside(w));
+            if let (Some(i), Some((line, block, confidence))) = (at, line) {
+                if edit.op == EditOp::Replace {
+                    page.words.insert(
+                        i.min(page.words.len()),
+                        OcrWord {
+                            text: m.replacement.clone(),
+                            bbox: new_box.map(|v| v as f32),
+                            confidence,
+                            block,
+                            line,
+                        },
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What OCR reads in `bbox` (displayed points, with a margin) of a 300 dpi render.
+fn readback(bytes: &[u8], page: u32, bbox: [f64; 4], languages: &str) -> Result<String, Error> {
+    let raster = pdf_render::raster::rasterize_page(bytes, None, page - 1, ocr::OCR_PX_PER_PT)?;
+    let gray = ocr::gray_of(&raster);
+    let s = f64::from(raster.px_per_pt);
+    let h = bbox[3] - bbox[1];
+    let clamp = |v: f64, max: u32| (v * s).round().clamp(0.0, f64::from(max)) as u32;
+    let x0 = clamp(bbox[0] - 0.15 * h, raster.width);
+    let x1 = clamp(bbox[2] + 0.15 * h, raster.width);
+    let y0 = clamp(bbox[1] - 0.3 * h, raster.height);
+    let y1 = clamp(bbox[3] + 0.3 * h, raster.height);
+    if x1 <= x0 || y1 <= y0 {
+        return Ok(String::new());
+    }
+    // A white border helps Tesseract find the line.
+    let border = 20u32;
+    let (cw, ch) = (x1 - x0 + 2 * border, y1 - y0 + 2 * border);
+    let mut crop = vec![255u8; (cw * ch) as usize];
+    for y in y0..y1 {
+        let src = (y * raster.width + x0) as usize..(y * raster.width + x1) as usize;
+        let dst = ((y - y0 + border) * cw + border) as usize;
+        crop[dst..dst + (x1 - x0) as usize].copy_from_slice(&gray[src]);
+    }
+    ocr::read_line(&crop, cw, ch, languages)
+}
