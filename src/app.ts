@@ -22,6 +22,7 @@ import account from './routes/account.js';
 import accountPages from './routes/account-pages.js';
 import batch from './routes/batch.js';
 import billing, { payments } from './routes/billing.js';
+import changePreviews from './routes/change-previews.js';
 import docs from './routes/docs.js';
 import edit from './routes/edit.js';
 import files from './routes/files.js';
@@ -63,6 +64,7 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(files);
   await fastify.register(text);
   await fastify.register(preview);
+  await fastify.register(changePreviews);
   await fastify.register(jobsPlugin);
   await fastify.register(edit);
   await fastify.register(batch);

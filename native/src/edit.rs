@@ -164,6 +164,9 @@ pub struct EditOptions {
     /// Give pages read by OCR an invisible text layer in the output.
     #[napi(js_name = "ocr_text_layer")]
     pub ocr_text_layer: Option<bool>,
+    /// Leave the changes' preview crops empty (the service renders them on first fetch).
+    #[napi(js_name = "lazy_previews")]
+    pub lazy_previews: Option<bool>,
 }
 
 /// The edit request.
@@ -512,6 +515,7 @@ fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
             watermark_off_allowed: o.watermark_off_allowed.unwrap_or(false),
             ocr: o.ocr.map(pdfedit_engine::ocr::OcrOptions::from),
             ocr_text_layer: o.ocr_text_layer.unwrap_or(false),
+            lazy_previews: o.lazy_previews.unwrap_or(false),
         })
     })?;
     Ok(engine::EditRequest {

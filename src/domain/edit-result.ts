@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { EngineEditResult } from '../engine/types.js';
 import { fileUrl } from '../net/tokens.js';
+import { previewUrl } from './change-preview.js';
 import { createStoredFile, type FileOwner } from './files.js';
 
 export type EditStatus = 'done' | 'partial' | 'failed';
@@ -62,7 +63,7 @@ export async function buildEditResult(
   sourceFileId: string | undefined,
   result: EngineEditResult,
   usage: { pages_billed: number; remaining: number | null },
-  { store = true }: { store?: boolean } = {},
+  { store = true, lazyPreviews = false }: { store?: boolean; lazyPreviews?: boolean } = {},
 ) {
   const { config, db, blobs } = fastify;
   const status = editStatus(result);
@@ -84,7 +85,13 @@ export async function buildEditResult(
       url: fileUrl(config, out.id, 'get', out.expires_at),
       expires_at: iso(out.expires_at),
     };
-    for (const c of result.changes) {
+    if (lazyPreviews) {
+      // Links only: each side is rendered from the stored source or output when fetched.
+      const link = (c: EngineEditResult['changes'][number], side: 'before' | 'after') =>
+        previewUrl(config, out.id, side, c.page, c.box, out.expires_at);
+      for (const c of result.changes) changes.push(changeEntry(c, link(c, 'before'), link(c, 'after')));
+    }
+    for (const c of lazyPreviews ? [] : result.changes) {
       const preview = async (png: Uint8Array) => {
         if (png.byteLength === 0) return null;
         const f = await createStoredFile(db, blobs, owner, {

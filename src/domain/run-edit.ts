@@ -48,6 +48,10 @@ export type RunEditOutcome =
 export async function runEdit(svc: EditServices, input: RunEditInput): Promise<RunEditOutcome> {
   const cache = ocrCacheFor(svc.config);
   const { ocr, docKey } = engineOcr(input.options, input.pdf, cache);
+  // Previews are rendered when first fetched, from the stored source and output (issue 18
+  // item 5), when both are stored and open without a password; a dry run has none.
+  const lazyPreviews =
+    input.dryRun === true || (input.sourceFileId !== undefined && input.password === undefined);
   const result = await svc.engine.edit(
     {
       pdf: input.pdf,
@@ -60,6 +64,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
         watermark: input.options?.watermark ?? 'auto',
         watermark_off_allowed: await watermarkOffAllowed(svc, input.subject),
         ...(ocr ? { ocr, ocr_text_layer: input.options?.ocr_text_layer ?? false } : {}),
+        lazy_previews: lazyPreviews,
       },
     },
     input.timeoutMs,
@@ -86,10 +91,14 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
   // The output is stored first, then charged: an output that cannot be stored (disk full,
   // blob store down) is an error that bills nothing, and a crash between the two leaves an
   // unreferenced file that expires, while the re-run (same work id) is charged once.
-  const body = await buildEditResult(svc, input.owner, input.sourceFileId, result, {
-    pages_billed: 0,
-    remaining: null,
-  });
+  const body = await buildEditResult(
+    svc,
+    input.owner,
+    input.sourceFileId,
+    result,
+    { pages_billed: 0, remaining: null },
+    { lazyPreviews },
+  );
   const charged =
     input.workId === undefined
       ? { billed: billingUnits(pages, ocrPages), remaining: null }

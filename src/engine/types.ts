@@ -79,6 +79,8 @@ export interface EditTask {
     ocr?: EngineOcrOptions;
     /** Give pages read by OCR an invisible text layer in the output. */
     ocr_text_layer?: boolean;
+    /** Leave the changes' preview crops empty (rendered by the service when first fetched). */
+    lazy_previews?: boolean;
   };
 }
 

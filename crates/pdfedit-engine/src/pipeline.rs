@@ -146,6 +146,7 @@ fn edit_inner(
             ..EditResult::default()
         },
         ocr,
+        previews: !request.options.lazy_previews,
     };
     // SPEC rule 12: classify the document, and refuse `watermark: off` before any work.
     let facts = flags::gather(&mut run, &info.signatures);

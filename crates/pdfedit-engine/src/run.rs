@@ -38,6 +38,9 @@ pub(crate) struct Run {
     pub(crate) result: EditResult,
     /// OCR of scanned pages, when the request asked for it.
     pub(crate) ocr: Option<OcrRun>,
+    /// Whether changes carry their before/after preview crops (`options.lazy_previews`
+    /// turns them off).
+    pub(crate) previews: bool,
 }
 
 /// The OCR state of one edit run.

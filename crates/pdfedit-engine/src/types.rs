@@ -217,6 +217,9 @@ pub struct EditOptions {
     /// Give every page read by OCR an invisible text layer of its words in the output
     /// (`options.ocr_text_layer`).
     pub ocr_text_layer: bool,
+    /// Leave the changes' `before_png` and `after_png` empty: the caller renders previews
+    /// from the stored documents when they are first fetched.
+    pub lazy_previews: bool,
 }
 
 /// `options.watermark`: whether edited pages get the 'Edited' mark.

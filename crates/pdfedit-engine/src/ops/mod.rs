@@ -33,6 +33,7 @@ impl Run {
             renders: &mut self.renders,
             result: &mut self.result,
             policy,
+            previews: self.previews,
         };
         form::apply(run, edit, spec)?;
         self.fonts = DocFonts::default();
@@ -96,6 +97,7 @@ impl Run {
             renders: &mut self.renders,
             result: &mut self.result,
             policy,
+            previews: self.previews,
         };
         let applied = insert::apply(run, &model, edit, spec)?;
         if !applied {

@@ -773,8 +773,9 @@ impl Run {
             );
             return Ok(());
         }
+        let want = self.previews;
         let (before_png, after_png) = timed(&mut self.result.timings.diff_ms, || {
-            verify::previews(&before, &after, area)
+            verify::previews(&before, &after, area, want)
         });
         self.result.changes.push(Change {
             edit_index: edit.index,

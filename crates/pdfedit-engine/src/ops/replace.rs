@@ -98,6 +98,7 @@ impl Run {
         let mut collateral = 0;
         let mut misdrawn = 0;
         let mut after_renders = Vec::new();
+        let want = self.previews;
         for (page, geom, plan) in &planned {
             let t = &mut self.result.timings;
             let before = match self.renders.remove(page) {
@@ -141,8 +142,9 @@ impl Run {
                     warnings.push(w.to_string());
                 }
                 let m = &by_page[page][c.match_index];
-                let (before_png, after_png) =
-                    timed(&mut t.diff_ms, || verify::previews(&before, &after, *area));
+                let (before_png, after_png) = timed(&mut t.diff_ms, || {
+                    verify::previews(&before, &after, *area, want)
+                });
                 changes.push(Change {
                     edit_index: edit.index,
                     page: *page,

@@ -183,8 +183,17 @@ pub(crate) fn moved_mismatch(
     count
 }
 
-/// Before and after PNG crops of one change area.
-pub(crate) fn previews(before: &Raster, after: &Raster, area: [f64; 4]) -> (Vec<u8>, Vec<u8>) {
+/// Before and after PNG crops of one change area; empty when `want` is false (the service
+/// renders them from the stored documents when they are first fetched).
+pub(crate) fn previews(
+    before: &Raster,
+    after: &Raster,
+    area: [f64; 4],
+    want: bool,
+) -> (Vec<u8>, Vec<u8>) {
+    if !want {
+        return (Vec::new(), Vec::new());
+    }
     let m = PREVIEW_MARGIN_PT;
     let b = [area[0] - m, area[1] - m, area[2] + m, area[3] + m];
     let crop = |r: &Raster| crop_png(r, b, PREVIEW_MAX_BYTES).unwrap_or_default();

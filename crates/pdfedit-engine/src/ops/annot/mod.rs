@@ -312,6 +312,7 @@ fn verify_and_keep(
     let mut renders = Vec::new();
     for (&page, list) in &by_page {
         let page_id = list[0].view.cand.page_id;
+        let want = run.previews;
         let t = &mut run.result.timings;
         let before = match run.renders.remove(&page) {
             Some(r) => r,
@@ -325,8 +326,9 @@ fn verify_and_keep(
         let report = timed(&mut t.diff_ms, || verify::compare(&before, &after, &areas))?;
         collateral += report.changed_pixels_outside;
         for (d, area) in list.iter().zip(&areas) {
-            let (before_png, after_png) =
-                timed(&mut t.diff_ms, || verify::previews(&before, &after, *area));
+            let (before_png, after_png) = timed(&mut t.diff_ms, || {
+                verify::previews(&before, &after, *area, want)
+            });
             for c in &d.changes {
                 if let Some(w) = c.warning {
                     warnings.push(w.to_string());

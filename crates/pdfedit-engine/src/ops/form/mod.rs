@@ -40,6 +40,8 @@ pub(crate) struct FormRun<'a> {
     pub result: &'a mut EditResult,
     /// Font fallback policy.
     pub policy: FontPolicy,
+    /// Whether changes carry their preview crops.
+    pub previews: bool,
 }
 
 /// A field written by this edit.
@@ -222,7 +224,7 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
         let first = on.or_else(|| w.field.widgets.iter().find_map(|id| boxes.get(id)));
         let (page, bbox) = first.copied().unwrap_or((0, [0.0; 4]));
         let (collateral, previews) = match renders.get(&page) {
-            Some((b, a, c)) => (*c, crate::verify::previews(b, a, bbox)),
+            Some((b, a, c)) => (*c, crate::verify::previews(b, a, bbox, run.previews)),
             None => (0, (Vec::new(), Vec::new())),
         };
         run.result.changes.push(Change {

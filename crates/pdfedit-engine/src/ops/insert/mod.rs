@@ -37,6 +37,8 @@ pub(crate) struct InsertRun<'a> {
     pub renders: &'a mut HashMap<u32, Raster>,
     pub result: &'a mut EditResult,
     pub policy: FontPolicy,
+    /// Whether changes carry their preview crops.
+    pub previews: bool,
 }
 
 /// Where the new text starts and the glyph whose style it takes.
@@ -105,7 +107,7 @@ pub(crate) fn apply(
         fail(run.result, "collateral_change", why);
         return Ok(false);
     }
-    let (before_png, after_png) = verify::previews(&before, &after, area);
+    let (before_png, after_png) = verify::previews(&before, &after, area, run.previews);
     run.renders.insert(page, after);
     *run.current = new_bytes;
     if let Some(w) = planned.warning {

@@ -243,7 +243,7 @@ fn verify_and_commit(
         }
         for (mi, b) in &plan.boxes {
             let area = plan.geom.display_box(*b);
-            let (before_png, after_png) = verify::previews(&before, &after, area);
+            let (before_png, after_png) = verify::previews(&before, &after, area, run.previews);
             changes.push(Change {
                 edit_index: edit.index,
                 page: plan.page,

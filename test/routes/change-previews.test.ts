@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FilesSchema } from '../../src/store/files-schema.js';
+import { bearer } from '../helpers/app.js';
+import { corpusPath } from '../helpers/corpus.js';
+import { type EditApp, startEditApp } from '../helpers/edit-app.js';
+import { HAVE_CORPUS } from '../helpers/env.js';
+
+const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
+
+// Lazy previews (issue 18 item 5): an edit of an uploaded file answers with links only, and
+// each side is rendered from the stored source (before) or output (after) when fetched.
+describe.skipIf(!HAVE_CORPUS)('change previews rendered on first fetch', () => {
+  let a: EditApp;
+  beforeAll(async () => {
+    a = await startEditApp({}, 'previews');
+  });
+  afterAll(async () => {
+    await a?.close();
+  });
+
+  const get = (url: string) =>
+    a.t.app.inject({ method: 'GET', url: url.replace(a.t.env.config.publicBaseUrl, '') });
+
+  async function upload(bytes: Buffer): Promise<string> {
+    const res = await a.t.app.inject({ method: 'POST', url: '/v1/files', headers: bearer(a.key) });
+    const r = res.json() as { file_id: string; upload_url: string; headers: Record<string, string> };
+    const put = await a.t.app.inject({
+      method: 'PUT',
+      url: r.upload_url.replace(a.t.env.config.publicBaseUrl, ''),
+      headers: r.headers,
+      payload: bytes,
+    });
+    expect(put.statusCode, put.body).toBe(204);
+    return r.file_id;
+  }
+
+  it('serves the before and after of a change from the stored documents, signed, and gone with them', async () => {
+    const fileId = await upload(readFileSync(corpusPath(INVOICE)));
+    const res = await a.t.app.inject({
+      method: 'POST',
+      url: '/v1/edit',
+      headers: bearer(a.key),
+      payload: { source: { file_id: fileId }, edits: [{ find: 'Amount Due', replace: 'Amount Owed' }] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const change = res.json().changes[0] as {
+      box: number[];
+      before_preview_url: string;
+      after_preview_url: string;
+    };
+    const output = res.json().output as { file_id: string };
+    expect(change.before_preview_url).toContain(`/v1/files/${output.file_id}/preview?side=before`);
+    // No preview file is stored before answering: the output is the only file derived.
+    const stored = await a.t.app.db
+      .withTables<FilesSchema>()
+      .selectFrom('files')
+      .select(['kind'])
+      .where('parent_id', '=', fileId)
+      .execute();
+    expect(stored.map((f) => f.kind)).toEqual(['output']);
+
+    const before = await get(change.before_preview_url);
+    const after = await get(change.after_preview_url);
+    expect(before.statusCode, before.body.slice(0, 200)).toBe(200);
+    expect(after.statusCode).toBe(200);
+    expect(before.headers['content-type']).toBe('image/png');
+    const size = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
+    const [b, f] = [size(before.rawPayload), size(after.rawPayload)];
+    // The box plus a 6 pt margin at 2 px a point, both sides the same size, and different.
+    expect(b.width).toBe(Math.round((change.box[2]! - change.box[0]! + 12) * 2));
+    expect([f.width, f.height]).toEqual([b.width, b.height]);
+    expect(Buffer.compare(before.rawPayload, after.rawPayload)).not.toBe(0);
+    // A second fetch gives the same picture.
+    expect(Buffer.compare((await get(change.after_preview_url)).rawPayload, after.rawPayload)).toBe(0);
+
+    // The signature covers side, page and box.
+    const tampered = [
+      change.before_preview_url.replace('side=before', 'side=after'),
+      change.before_preview_url.replace(/page=1/, 'page=2'),
+      change.before_preview_url.replace(/box=([0-9.]+)/, (_m, x) => `box=${Number(x) - 50}`),
+    ];
+    for (const url of tampered) expect((await get(url)).statusCode, url).toBe(401);
+    // A content link's token does not open a preview, nor a preview's token the content.
+    const outUrl = new URL(res.json().output.url as string);
+    const contentToken = outUrl.searchParams.get('token')!;
+    const withContentToken = change.after_preview_url.replace(/token=[^&]+/, `token=${contentToken}`);
+    expect((await get(withContentToken)).statusCode).toBe(401);
+    const previewToken = new URL(change.after_preview_url).searchParams.get('token')!;
+    expect((await get(`${outUrl.pathname}?token=${previewToken}`)).statusCode).toBe(401);
+
+    // Deleting the source deletes the output: both sides are gone (the cached pictures too).
+    const del = await a.t.app.inject({
+      method: 'DELETE',
+      url: `/v1/files/${fileId}`,
+      headers: bearer(a.key),
+    });
+    expect(del.statusCode).toBe(204);
+    for (const url of [change.before_preview_url, change.after_preview_url]) {
+      const gone = await get(url);
+      expect(gone.statusCode).toBe(404);
+      expect(gone.json().error.code).toBe('not_found');
+    }
+  });
+
+  it('keeps eager previews for a source given inline (nothing stored to render from later)', async () => {
+    a.files.put(INVOICE, readFileSync(corpusPath(INVOICE)));
+    const res = await a.edit(INVOICE, [{ find: 'INV-0046', replace: 'INV-0064' }]);
+    expect(res.statusCode, res.body).toBe(200);
+    const change = res.json().changes[0] as { before_preview_url: string };
+    expect(change.before_preview_url).toMatch(/\/v1\/files\/file_[^/]+\/content\?token=/);
+    const png = await get(change.before_preview_url);
+    expect(png.statusCode).toBe(200);
+  });
+});
