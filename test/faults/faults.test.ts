@@ -15,6 +15,7 @@ import type { Database } from '../../src/store/schema.js';
 import { corpusPath, pdftotextAvailable } from '../helpers/corpus.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
 import {
+  alive,
   freePort,
   HAVE_REDIS_SERVER,
   PG_BIN,
@@ -261,6 +262,13 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
     }
   }
 
+  /** The engine processes of a killed service end with it (none is left orphaned, busy). */
+  async function expectGone(pids: number[]) {
+    await waitFor('the orphaned engine processes to exit', 20_000, async () =>
+      pids.every((p) => !alive(p)) ? true : undefined,
+    );
+  }
+
   it('kill -9 of the API mid sync edit: the retry finishes it, charged once, the file whole', async () => {
     await startApi();
     // Warm the engine so the edit below spends its time in the edit, not in the cold start.
@@ -282,9 +290,11 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
       return r ? true : undefined;
     });
     await sleep(40);
-    await api!.kill9();
+    const engines = await api!.kill9();
+    expect(engines.length).toBeGreaterThan(0);
     const outcome = await first;
     expect('error' in outcome, JSON.stringify(outcome)).toBe(true);
+    await expectGone(engines);
     await startApi();
     // The same body again (the key is derived from it): 409 while the dead request's lease
     // lasts, then the takeover runs it; never a second charge.
@@ -379,13 +389,14 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
     await waitFor('the job running', 20_000, async () =>
       (await jobRow(jobId)).status === 'running' ? true : undefined,
     );
-    await api!.kill9();
+    const engines = await api!.kill9();
     // Killed in the middle of both (else this case would prove nothing).
     expect((await jobRow(jobId)).status).toBe('running');
     expect(await recordsDone(batch.id)).toBeLessThan(10);
     // From here on the API only queues (JOB_WORKERS=0) and a `pdfedit worker` process runs
     // the jobs: it resumes the dead API's job and batch once their leases lapse.
     await Promise.all([startApi({ JOB_WORKERS: '0' }), startWorker({ JOB_WORKERS: '3' })]);
+    await expectGone(engines);
     expect(await expectJobDone(jobId, 'Amount Payable')).toBeGreaterThanOrEqual(2);
     await expectBatchDone(batch.id, batch.names);
   }, 120_000);
@@ -401,10 +412,12 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
     await waitFor('the job running', 30_000, async () =>
       (await jobRow(jobId)).status === 'running' ? true : undefined,
     );
-    await w1.kill9();
+    const engines = await w1.kill9();
+    expect(engines.length).toBeGreaterThan(0);
     expect((await jobRow(jobId)).status).toBe('running');
     expect(await recordsDone(batch.id)).toBeLessThan(10);
     await startWorker({ JOB_WORKERS: '3' });
+    await expectGone(engines);
     await expectJobDone(jobId, 'Amount Outstanding');
     await expectBatchDone(batch.id, batch.names);
   }, 120_000);
