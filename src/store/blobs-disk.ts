@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -105,6 +105,31 @@ export class DiskBlobStore implements BlobStore {
       if (isMissing(err)) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * Removes the `.tmp-` files of puts that never finished (the process was killed mid-write)
+   * and were last written before `olderThan` (epoch ms): a put in progress keeps writing, so
+   * its file stays recent. Returns how many were removed.
+   */
+  async sweepTemp(olderThan: number): Promise<number> {
+    const names = await readdir(this.dir).catch((err: unknown) => {
+      if (isMissing(err)) return [] as string[];
+      throw err;
+    });
+    let removed = 0;
+    for (const name of names) {
+      if (!name.startsWith('.tmp-')) continue;
+      const file = path.join(this.dir, name);
+      try {
+        if ((await stat(file)).mtimeMs >= olderThan) continue;
+        await unlink(file);
+        removed++;
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+      }
+    }
+    return removed;
   }
 
   async delete(key: string): Promise<void> {

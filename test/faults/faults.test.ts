@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Kysely, sql } from 'kysely';
@@ -15,6 +15,7 @@ import type { Database } from '../../src/store/schema.js';
 import { corpusPath, pdftotextAvailable } from '../helpers/corpus.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
 import {
+  alive,
   freePort,
   HAVE_REDIS_SERVER,
   PG_BIN,
@@ -62,6 +63,9 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
   let accountId: string;
   let api: ServiceProcess | undefined;
   const workers: ServiceProcess[] = [];
+  /** What each fault did, measured; printed after the run (the table of the issue's note). */
+  const notes: string[] = [];
+  const note = (fault: string, what: string) => notes.push(`${fault.padEnd(26)} ${what}`);
   let env: Record<string, string>;
 
   beforeAll(async () => {
@@ -114,6 +118,7 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
   });
 
   afterAll(async () => {
+    if (notes.length > 0) console.log(`fault injection, measured:\n${notes.join('\n')}`);
     if (process.env.FAULTS_DEBUG) {
       console.log(`API:\n${api?.output()}`);
       for (const w of workers) console.log(`WORKER:\n${w.output()}`);
@@ -261,6 +266,13 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
     }
   }
 
+  /** The engine processes of a killed service end with it (none is left orphaned, busy). */
+  async function expectGone(pids: number[]) {
+    await waitFor('the orphaned engine processes to exit', 20_000, async () =>
+      pids.every((p) => !alive(p)) ? true : undefined,
+    );
+  }
+
   it('kill -9 of the API mid sync edit: the retry finishes it, charged once, the file whole', async () => {
     await startApi();
     // Warm the engine so the edit below spends its time in the edit, not in the cold start.
@@ -282,18 +294,28 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
       return r ? true : undefined;
     });
     await sleep(40);
-    await api!.kill9();
+    const engines = await api!.kill9();
+    expect(engines.length).toBeGreaterThan(0);
     const outcome = await first;
     expect('error' in outcome, JSON.stringify(outcome)).toBe(true);
+    await expectGone(engines);
+    const chargedBeforeRetry = (await chargesOf()).length;
     await startApi();
     // The same body again (the key is derived from it): 409 while the dead request's lease
     // lasts, then the takeover runs it; never a second charge.
+    const t0 = Date.now();
+    let conflicts = 0;
     let a: Answer;
     for (;;) {
       a = await call('POST', '/v1/edit', body, 30_000);
       if (a.status !== 409) break;
       expectTypedError(a, [409]);
+      conflicts++;
     }
+    note(
+      'kill -9 API, sync edit',
+      `client: connection reset; charged before the kill: ${chargedBeforeRetry}; retry: ${conflicts}x 409 conflict, then ${a.status} after ${Date.now() - t0} ms`,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(200);
     const output = a.body.output as { url: string };
     await downloadChecked(output.url, 'Amount Owed');
@@ -379,20 +401,28 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
     await waitFor('the job running', 20_000, async () =>
       (await jobRow(jobId)).status === 'running' ? true : undefined,
     );
-    await api!.kill9();
+    const engines = await api!.kill9();
     // Killed in the middle of both (else this case would prove nothing).
     expect((await jobRow(jobId)).status).toBe('running');
     expect(await recordsDone(batch.id)).toBeLessThan(10);
     // From here on the API only queues (JOB_WORKERS=0) and a `pdfedit worker` process runs
     // the jobs: it resumes the dead API's job and batch once their leases lapse.
     await Promise.all([startApi({ JOB_WORKERS: '0' }), startWorker({ JOB_WORKERS: '3' })]);
-    expect(await expectJobDone(jobId, 'Amount Payable')).toBeGreaterThanOrEqual(2);
+    await expectGone(engines);
+    const t0 = Date.now();
+    const attempts = await expectJobDone(jobId, 'Amount Payable');
+    expect(attempts).toBeGreaterThanOrEqual(2);
     await expectBatchDone(batch.id, batch.names);
+    note(
+      'kill -9 API, job + batch',
+      `job attempts ${attempts}; job and 10-record batch done ${Date.now() - t0} ms after the new processes were up`,
+    );
   }, 120_000);
 
   it('kill -9 of a worker process mid job and mid batch: another worker finishes both, charged once', async () => {
     // The API only queues from here on; `pdfedit worker` processes run the jobs.
-    const w1 = workers.at(-1)!;
+    if (!api) await startApi({ JOB_WORKERS: '0' });
+    const w1 = workers.at(-1) ?? (await startWorker({ JOB_WORKERS: '3' }));
     const batch = await submitBatch(10, 'WorkerKill');
     await waitFor('the batch under way', 60_000, async () =>
       (await recordsTaken(batch.id)) >= 1 ? true : undefined,
@@ -401,12 +431,19 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
     await waitFor('the job running', 30_000, async () =>
       (await jobRow(jobId)).status === 'running' ? true : undefined,
     );
-    await w1.kill9();
+    const engines = await w1.kill9();
+    expect(engines.length).toBeGreaterThan(0);
     expect((await jobRow(jobId)).status).toBe('running');
     expect(await recordsDone(batch.id)).toBeLessThan(10);
     await startWorker({ JOB_WORKERS: '3' });
-    await expectJobDone(jobId, 'Amount Outstanding');
+    await expectGone(engines);
+    const t0 = Date.now();
+    const attempts = await expectJobDone(jobId, 'Amount Outstanding');
     await expectBatchDone(batch.id, batch.names);
+    note(
+      'kill -9 worker, job + batch',
+      `job attempts ${attempts}; job and batch done ${Date.now() - t0} ms after the second worker was up`,
+    );
   }, 120_000);
 
   it('Redis restarted mid batch: the API still answers (202, 200), nothing is lost, charged once', async () => {
@@ -430,12 +467,21 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
       expect(sync.status, JSON.stringify(sync.body)).toBe(200);
       expect(sync.ms).toBeLessThan(8_000);
       await downloadChecked((sync.body.output as { url: string }).url, 'Amount Synced');
+      note(
+        'Redis down',
+        `POST async 202 in ${queued.ms} ms, GET job 200 in ${polled.ms} ms, sync edit 200 in ${sync.ms} ms`,
+      );
       await sleep(500);
     } finally {
       await redis.start();
     }
+    const t0 = Date.now();
     await expectBatchDone(batch.id, batch.names);
     await expectJobDone(String(queued.body.job_id), 'Amount Queued');
+    note(
+      'Redis restarted',
+      `batch and the job queued while down done ${Date.now() - t0} ms after the restart`,
+    );
   }, 120_000);
 
   it('Redis flushed (FLUSHALL) mid batch and mid sync edit: the reconciler rings again, counters stay sane', async () => {
@@ -448,10 +494,12 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
     const sync = call('POST', '/v1/edit', editBody('Amount Due', 'Amount Meanwhile'));
     await sleep(50);
     await redis.flushAll();
+    const t0 = Date.now();
     const answered = await sync;
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
     await expectBatchDone(batch.id, batch.names);
     await expectJobDone(jobId, 'Amount Flushed');
+    note('Redis FLUSHALL', `sync edit 200; batch and job done ${Date.now() - t0} ms after the flush`);
     // The account's concurrency counter never goes below zero (a negative one would let
     // more sync edits run at once than the plan allows).
     const { Redis } = await import('ioredis');
@@ -507,12 +555,21 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
       const edit = await call('POST', '/v1/edit', editBody('Amount Due', 'Amount Down'));
       expectTypedError(edit, [500]);
       expect(edit.ms).toBeLessThan(8_000);
+      note(
+        'PostgreSQL down',
+        `GET job ${polled.status} ${(polled.body.error as { code: string }).code} in ${polled.ms} ms, POST edit ${edit.status} in ${edit.ms} ms`,
+      );
       await sleep(1_000);
     } finally {
       await pgsrv.startServer();
     }
-    await expectJobDone(jobId, 'Amount Restarted');
+    const t0 = Date.now();
+    const attempts = await expectJobDone(jobId, 'Amount Restarted');
     await expectBatchDone(batch.id, batch.names);
+    note(
+      'PostgreSQL restarted',
+      `job (attempts ${attempts}) and batch done ${Date.now() - t0} ms after the restart`,
+    );
     // One charge each for the job and the batch (checked above); none for the edit refused while down.
     expect(await others()).toBe(chargesBefore);
   }, 120_000);
@@ -522,9 +579,19 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
       ctx.skip('no tmpfs could be mounted for DATA_DIR (mount needs root)');
       return;
     }
+    // Alone (vitest -t): an API that only queues and one worker, as the cases before leave it.
+    if (!api) await startApi({ JOB_WORKERS: '0' });
+    const live = workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+    const worker = live.at(-1) ?? (await startWorker({ JOB_WORKERS: '3' }));
     // The worker is frozen (SIGSTOP) while the jobs are queued and the disk is filled.
-    const worker = workers.at(-1)!;
     worker.child.kill('SIGSTOP');
+    // Temp files that the kills above left (swept after an hour by every process) are not
+    // this case's: a failed write must remove its own.
+    const temps = () =>
+      existsSync(path.join(dataDir, 'blobs'))
+        ? readdirSync(path.join(dataDir, 'blobs')).filter((f) => f.startsWith('.tmp-'))
+        : [];
+    const tempsBefore = new Set(temps());
     const jobId = await submitJob('Amount Due', 'Amount Spaced');
     const batch = await submitBatch(3, 'DiskFull');
     const chargesBefore = (await chargesOf()).length;
@@ -540,6 +607,7 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
       const sync = await call('POST', '/v1/edit', editBody('Amount Due', 'Amount Full'));
       expectTypedError(sync, [500]);
       expect((await chargesOf()).length).toBe(chargesBefore);
+      const t0 = Date.now();
       // The edit job is tried MAX_ATTEMPTS times, then fails with engine_error, uncharged.
       worker.child.kill('SIGCONT');
       const failed = await waitJob(jobId, 40_000);
@@ -548,6 +616,10 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
       expect(failed.output).toBeNull();
       expect((await jobRow(jobId)).attempts).toBe(3);
       expect(await chargesOf(jobId)).toEqual([]);
+      note(
+        'disk full',
+        `sync edit ${sync.status} ${(sync.body.error as { code: string }).code} in ${sync.ms} ms, 0 charged; job failed engine_error after 3 attempts, ${Date.now() - t0} ms`,
+      );
       // The batch's records are re-run (never finished as done without their output).
       expect((await jobRow(batch.id)).status).not.toBe('done');
     } finally {
@@ -555,12 +627,14 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
       rmSync(filler, { force: true });
     }
     // Space is back: the batch finishes, each record's output whole, charged once.
+    const t1 = Date.now();
     await expectBatchDone(batch.id, batch.names);
+    note('disk space back', `the batch (records re-run) done ${Date.now() - t1} ms later, charged once`);
     // (Another body: the same one would replay the failed job's answer, as idempotency says.)
     const again = await submitJob('Amount Due', 'Amount Respaced');
     await expectJobDone(again, 'Amount Respaced');
     expect((await chargesOf()).length).toBe(chargesBefore + 2);
-    expect(readdirSync(path.join(dataDir, 'blobs')).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
+    expect(temps().filter((f) => !tempsBefore.has(f))).toEqual([]);
     expect(await expectEveryStoredFileWhole()).toBeGreaterThan(0);
   }, 120_000);
 });

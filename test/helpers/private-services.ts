@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -215,9 +215,38 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Everything the process wrote to stderr and stdout (its log), for failure messages. */
   output(): string;
-  kill9(): Promise<void>;
+  /** SIGKILL; resolves with the pids of its child processes (engine processes) at that moment. */
+  kill9(): Promise<number[]>;
   /** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
+}
+
+/** Pids of the direct children of `pid` (from /proc). */
+export function childPids(pid: number | undefined): number[] {
+  if (pid === undefined) return [];
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4 (ppid) follows the command name in parentheses, which may contain spaces.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // the process ended while listing
+    }
+  }
+  return out;
+}
+
+/** Whether a process `pid` still runs (a zombie counts as ended). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 function supervise(child: ChildProcess): ServiceProcess {
@@ -231,8 +260,10 @@ function supervise(child: ChildProcess): ServiceProcess {
     child,
     output: () => out,
     kill9: async () => {
+      const children = childPids(child.pid);
       child.kill('SIGKILL');
       await exited(child);
+      return children;
     },
     stop: async (graceMs = 10_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -82,5 +82,19 @@ describe('DiskBlobStore', () => {
     source.destroy(new Error('client went away'));
     await expect(pending).rejects.toThrow(/client went away/);
     expect(readdirSync(store.dir)).toEqual([]);
+  });
+
+  it('sweeps the temp files of puts that never finished, and only those, once they are stale', async () => {
+    await store.put('file_kept', Buffer.from('%PDF-1.7 kept'), { maxBytes: 100 });
+    // As a process killed mid-write leaves them: one an hour old, one just written.
+    const stale = path.join(store.dir, '.tmp-file_dead-aaaaaa');
+    const fresh = path.join(store.dir, '.tmp-file_busy-bbbbbb');
+    writeFileSync(stale, 'half');
+    writeFileSync(fresh, 'half');
+    const hourAgo = new Date(Date.now() - 61 * 60_000);
+    utimesSync(stale, hourAgo, hourAgo);
+    expect(await store.sweepTemp(Date.now() - 60 * 60_000)).toBe(1);
+    expect(readdirSync(store.dir).sort()).toEqual(['.tmp-file_busy-bbbbbb', 'file_kept']);
+    expect(await new DiskBlobStore(path.join(dataDir, 'none')).sweepTemp(Date.now())).toBe(0);
   });
 });
