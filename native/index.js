@@ -841,4 +841,5 @@ module.exports.init = nativeBinding.init
 module.exports.listFonts = nativeBinding.listFonts
 module.exports.openInfo = nativeBinding.openInfo
 module.exports.readText = nativeBinding.readText
+module.exports.readTextOcr = nativeBinding.readTextOcr
 module.exports.render = nativeBinding.render
