@@ -9,6 +9,7 @@ import { PROJECT_ROOT } from '../src/config.js';
 import { EnginePool } from '../src/engine/pool.js';
 import { benchBatch } from './batch.js';
 import { benchEdits, type EditCase, syntheticHundredPages } from './edit.js';
+import { benchOcr } from './ocr.js';
 
 const CORPUS = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 const PDFIUM = process.env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so');
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
     `\n2 engine processes vs 1: previews ${(two.previews / one.previews).toFixed(2)}x, verified edits ${(two.edits / one.edits).toFixed(2)}x`,
   );
   await editBench();
+  await ocrBench();
   const batch = await benchBatch();
   const [b1, b2] = [batch.find((r) => r.processes === 1), batch.find((r) => r.processes === 2)];
   console.log(
@@ -174,6 +176,20 @@ async function editBench(): Promise<void> {
   } finally {
     await pool.close();
     hundred?.cleanup();
+  }
+}
+
+/** OCR time per page and per raster replace on a scanned page (issue 19). */
+async function ocrBench(): Promise<void> {
+  const pool = new EnginePool({ pdfiumLibPath: PDFIUM, processes: 1, timeoutMs: 300_000, maxQueue: 8 });
+  try {
+    const rows = await benchOcr(pool, CORPUS);
+    console.log('\nOCR of a scanned page and a raster replace (ms):\n');
+    print([['operation', 'document', 'p50 ms', 'max ms', 'notes'], ...rows]);
+  } catch (err) {
+    console.log(`OCR bench skipped: ${(err as Error).message}`);
+  } finally {
+    await pool.close();
   }
 }
 

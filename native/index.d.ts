@@ -146,8 +146,6 @@ export interface EditOptions {
   ocr?: OcrOptions
   /** Give pages read by OCR an invisible text layer in the output. */
   ocr_text_layer?: boolean
-  /** Leave the changes' preview crops empty (the service renders them on first fetch). */
-  lazy_previews?: boolean
 }
 
 /** A region of one page. */
@@ -345,16 +343,6 @@ export interface FormField {
   page: number
   /** Box of the first widget. */
   box: Array<number>
-  /** A viewer does not let the user change the value (/Ff ReadOnly). */
-  read_only: boolean
-  /** The value must be set when the form is submitted (/Ff Required). */
-  required: boolean
-  /** Text fields: the value may hold line breaks (/Ff Multiline). */
-  multiline: boolean
-  /** Text fields: one character per cell, `max_len` cells (/Ff Comb). */
-  comb: boolean
-  /** Text fields: the most characters the value may hold (/MaxLen); null when unset. */
-  max_len: number | null
 }
 
 /** Binds PDFium from the given shared library (idempotent). */

@@ -162,6 +162,20 @@ describe.skipIf(!haveTesseract)('OCR of scanned pages', () => {
     }
   });
 
+  it("gives the OCR'd page an invisible text layer with ocr_text_layer", async () => {
+    const res = await a.edit('fixture.pdf', [{ op: 'delete', find: 'Tuesday' }], {
+      ocr: true,
+      ocr_text_layer: true,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.changes).toEqual([expect.objectContaining({ op: 'delete', font_source: 'raster' })]);
+    expect(body.warnings).toContain('ocr_text_layer');
+    const layer = a.textOf(await a.download(body.output.url)).replace(/\s+/g, ' ');
+    expect(layer).toContain('Customer service answers every letter');
+    expect(layer).not.toContain('Tuesday');
+  });
+
   it('refuses to redact a scanned word (scanned_text, 422)', async () => {
     const res = await a.edit('fixture.pdf', [{ op: 'redact', find: 'Tuesday' }], { ocr: true });
     expect(res.statusCode, res.body).toBe(422);

@@ -212,6 +212,24 @@ fn edit_inner(
     if request.edits.iter().any(|e| e.op == EditOp::Redact) {
         redact::finish(&mut run, request, &matchers)?;
     }
+    // options.ocr_text_layer: the words of every OCR'd page as invisible text (no pixel
+    // changes, so after verification).
+    let mut layered = false;
+    if request.options.ocr_text_layer {
+        let scanned: Vec<crate::ocr::OcrPage> = run
+            .ocr
+            .as_ref()
+            .map(|o| o.pages.values().flatten().cloned().collect())
+            .unwrap_or_default();
+        for page in &scanned {
+            let n = crate::ops::ocr_layer::add(&mut run.doc, page).map_err(Error::Engine)?;
+            layered |= n > 0;
+        }
+        if layered {
+            run.current = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+            run.result.warnings.push("ocr_text_layer".into());
+        }
+    }
     let mut result = run.result;
     // A redaction that removed strings only outside the page text (metadata, annotations)
     // still changed the document.
@@ -223,7 +241,7 @@ fn edit_inner(
         Vec::new()
     };
     let marked = sampled || !edited_pages.is_empty();
-    let changed = marked || (applied && run.current != baseline);
+    let changed = marked || layered || (applied && run.current != baseline);
     if let Some(p) = docmdp.filter(|_| changed) {
         let content = marked || result.changes.iter().any(|c| c.op != EditOp::Form);
         if signatures::violates(p, changed, content) {

@@ -256,14 +256,24 @@ fn to_page_words(
 /// Reads the single line of text in `gray` (a crop of a render), for read-back checks.
 pub(crate) fn read_line(gray: &[u8], width: u32, height: u32, languages: &str) -> Result<String> {
     let deadline = Instant::now() + Duration::from_millis(DEFAULT_PAGE_BUDGET_MS / 4);
-    let words =
-        tesseract::run(gray, width, height, languages, 7, deadline).map_err(|e| match e {
-            tesseract::RunError::Timeout => Error::Timeout("OCR read-back took too long".into()),
-            tesseract::RunError::Failed(m) => Error::Engine(format!("OCR read-back: {m}")),
-        })?;
-    Ok(words
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" "))
+    let read = |psm: u8| -> Result<String> {
+        let words =
+            tesseract::run(gray, width, height, languages, psm, deadline).map_err(|e| match e {
+                tesseract::RunError::Timeout => {
+                    Error::Timeout("OCR read-back took too long".into())
+                }
+                tesseract::RunError::Failed(m) => Error::Engine(format!("OCR read-back: {m}")),
+            })?;
+        Ok(words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" "))
+    };
+    // A single line (7); Tesseract finds no line in some short crops, then a single word (8).
+    let line = read(7)?;
+    if line.trim().is_empty() {
+        return read(8);
+    }
+    Ok(line)
 }

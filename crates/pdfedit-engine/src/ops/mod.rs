@@ -9,6 +9,7 @@ pub(crate) mod edited_mark;
 pub(crate) mod form;
 pub(crate) mod insert;
 pub(crate) mod mark;
+pub(crate) mod ocr_layer;
 pub(crate) mod raster;
 pub(crate) mod redact;
 pub(crate) mod replace;

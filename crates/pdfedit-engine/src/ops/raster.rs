@@ -310,8 +310,8 @@ struct Measured {
     origin: (f64, f64),
     width: usize,
     height: usize,
-    /// Ink mask of the crop.
-    ink: Vec<bool>,
+    /// Darkness of each crop pixel below the paper level (0 = paper).
+    dark: Vec<f32>,
     /// Ink extent in crop pixels: left, right, top, baseline.
     left: usize,
     right: usize,
@@ -357,6 +357,7 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
     }
     let threshold = (paper_level + ink_level) / 2.0;
     let ink: Vec<bool> = lums.iter().map(|&l| l < threshold).collect();
+    let dark: Vec<f32> = lums.iter().map(|&l| (paper_level - l).max(0.0)).collect();
     // The word's own ink: inside its OCR box.
     let to_crop = |d: f64, o: f64| ((d - o) * map.ppp).round().max(0.0) as usize;
     let (bx0, bx1) = (
@@ -387,7 +388,8 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
     let baseline = rows.iter().rposition(|&r| r * 4 >= max_row)? + 1;
     let (mut ink_sum, mut ink_n) = ([0.0f32; 3], 0.0f32);
     let (mut paper_sum, mut paper_n) = ([0.0f32; 3], 0.0f32);
-    let dark_cut = ink_level + (threshold - ink_level) * 0.5;
+    // The ink colour is that of the strokes' cores, not of their blurred edges.
+    let dark_cut = ink_level + (threshold - ink_level) * 0.25;
     let (mut edge, mut core) = (0usize, 0usize);
     for (i, c) in colours.iter().enumerate() {
         let l = lums[i];
@@ -414,13 +416,13 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
     let sigma = if px.s.bpc == 1 {
         0.0
     } else {
-        (edge as f32 / core.max(1) as f32 * 0.9).clamp(0.3, 1.5)
+        (edge as f32 / core.max(1) as f32 * 0.5).clamp(0.25, 0.9)
     };
     Some(Measured {
         origin,
         width,
         height,
-        ink,
+        dark,
         left,
         right,
         top,
@@ -456,23 +458,30 @@ fn choose_face(old: &str, m: &Measured) -> Option<(&'static Face, f32, f32)> {
             continue;
         }
         let k = (ink_w / rw).clamp(0.75, 1.33);
-        // Overlap of the rendering (left ink edge and baseline aligned) with the old ink.
-        let (mut both, mut either) = (0usize, 0usize);
+        // Correlation of the rendering (left ink edge and baseline aligned, blurred like the
+        // scan) with the old word's darkness: unlike an overlap of thresholded masks it does
+        // not favour thick strokes when the scan's blur thickens thin ones.
+        let mut r = r;
+        blur(&mut r, m.sigma);
+        let (mut n, mut sa, mut sb, mut saa, mut sbb, mut sab) = (0.0f32, 0.0, 0.0, 0.0, 0.0, 0.0);
         for cy in m.top.saturating_sub(2)..(m.baseline + (px * 0.3) as usize).min(m.height) {
             for cx in m.left..m.right {
                 let rx = r.ink.0 as f32 + (cx - m.left) as f32 / k;
                 let ry = r.baseline as f32 + cy as f32 - m.baseline as f32;
-                let drawn = r.at(rx, ry) > 0.5;
-                let old_ink = m.ink[cy * m.width + cx];
-                if drawn && old_ink {
-                    both += 1;
-                }
-                if drawn || old_ink {
-                    either += 1;
-                }
+                let a = r.at(rx, ry);
+                let b = m.dark[cy * m.width + cx];
+                n += 1.0;
+                sa += a;
+                sb += b;
+                saa += a * a;
+                sbb += b * b;
+                sab += a * b;
             }
         }
-        let score = both as f32 / either.max(1) as f32;
+        let cov = sab - sa * sb / n.max(1.0);
+        let var = ((saa - sa * sa / n.max(1.0)) * (sbb - sb * sb / n.max(1.0))).max(1e-6);
+        // Correlation, less a penalty for squeezing: the right face needs little.
+        let score = cov / var.sqrt() - 0.5 * k.ln().abs();
         if best.is_none_or(|b| score > b.3) {
             best = Some((face, px, k, score));
         }
@@ -497,12 +506,11 @@ fn redraw(run: &mut Run, m: &Match, op: EditOp) -> Result<([f64; 4], [f64; 4], S
     let placement = placements(&run.doc, model)
         .into_iter()
         .filter(|p| p.image.is_some())
-        .filter(|p| {
+        .rfind(|p| {
             let b = transform_rect(&p.ctm, [0.0, 0.0, 1.0, 1.0]);
             let u = m.bbox_user;
             u[0] >= b[0] - 1.0 && u[1] >= b[1] - 1.0 && u[2] <= b[2] + 1.0 && u[3] <= b[3] + 1.0
         })
-        .next_back()
         .ok_or_else(|| unsupported("no image lies under the word".into()))?;
     let Some(image_id) = placement.image else {
         return Err(unsupported("no image lies under the word".into()));
@@ -601,7 +609,7 @@ fn draw(
     let to_display = |cx: f64, cy: f64| (m.origin.0 + cx / map.ppp, m.origin.1 + cy / map.ppp);
     let (ink_x0, ink_y0) = to_display(m.left as f64, m.top as f64);
     let (ink_x1, base_y) = to_display(m.right as f64, m.baseline as f64);
-    let pad = 1.5 / map.ppp + 0.06 * (base_y - ink_y0);
+    let pad = 2.5 / map.ppp + 0.06 * (base_y - ink_y0);
     // The old word's ink, with the OCR box: everything of it goes.
     let old_area = [
         word[0].min(ink_x0) - pad,
@@ -858,6 +866,13 @@ fn readback(bytes: &[u8], page: u32, bbox: [f64; 4], languages: &str) -> Result<
         let src = (y * raster.width + x0) as usize..(y * raster.width + x1) as usize;
         let dst = ((y - y0 + border) * cw + border) as usize;
         crop[dst..dst + (x1 - x0) as usize].copy_from_slice(&gray[src]);
+    }
+    // PDFEDIT_RASTER_DEBUG=dir keeps what the read-back saw (the crop as PGM, the output).
+    if let Ok(dir) = std::env::var("PDFEDIT_RASTER_DEBUG") {
+        let mut pgm = format!("P5\n{cw} {ch}\n255\n").into_bytes();
+        pgm.extend_from_slice(&crop);
+        let _ = std::fs::write(format!("{dir}/readback.pgm"), pgm);
+        let _ = std::fs::write(format!("{dir}/readback.pdf"), bytes);
     }
     ocr::read_line(&crop, cw, ch, languages)
 }
