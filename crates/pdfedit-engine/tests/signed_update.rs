@@ -222,7 +222,8 @@ fn assert_signed_revision_kept(
         short_pyhanko(&h0)
     );
     println!(
-        "| {name} | after | {} | {} |",
+        "| {name} | after (+{} bytes) | {} | {} |",
+        after.len() - before.len(),
         short_pdfsig(&p1),
         short_pyhanko(&h1)
     );
