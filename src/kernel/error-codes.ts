@@ -37,7 +37,8 @@ export const DEFAULT_HINTS: Record<ErrorCode, string> = {
   too_large: "The document exceeds the plan's size or page limit; see GET /v1/limits.",
   document_encrypted: 'Send the open password (source.password, or the multipart password field).',
   document_unsupported: 'Send a PDF the engine can open (not damaged, not a portfolio, not another format).',
-  signed_document: 'Editing breaks the digital signature; pass options.break_signature true to accept that.',
+  signed_document:
+    'The document is digitally signed; pass options.break_signature true to edit it (the edit is appended after the signed revision, a redaction removes the signatures).',
   edit_failed: 'Every edit was rolled back; see failed[] for the reason of each.',
   rate_limited: 'Wait Retry-After seconds, or send the edit with options.async true.',
   engine_error: 'Retry once; if it fails again, report the X-Request-Id.',

@@ -170,7 +170,9 @@ export const Options = z
     break_signature: z
       .boolean()
       .optional()
-      .describe('Allow editing a digitally signed PDF (the signature breaks).'),
+      .describe(
+        'Allow editing a digitally signed PDF: the edit is appended as an incremental update (each signature stays valid for its revision; docmdp_violation when a certification forbids it); a redaction removes the signatures.',
+      ),
     dry_run: z
       .boolean()
       .optional()

@@ -5,9 +5,12 @@ import path from 'node:path';
 import pg from 'pg';
 import { type Config, loadConfig, PROJECT_ROOT } from '../../src/config.js';
 
-/** Where the shared real-world corpus lives (beside the repository, never inside it);
- * CORPUS_DIR overrides it (a worktree elsewhere than beside ../shared). */
-export const CORPUS_DIR = process.env.CORPUS_DIR || path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
+/**
+ * Where the shared real-world corpus lives (beside the repository, never inside it);
+ * PDFEDIT_CORPUS_DIR overrides it (a git worktree elsewhere than beside ../shared).
+ */
+export const CORPUS_DIR =
+  process.env.PDFEDIT_CORPUS_DIR || path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 export const HAVE_CORPUS = existsSync(path.join(CORPUS_DIR, 'manifest.json'));
 export const PG_ADMIN_URL = process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 

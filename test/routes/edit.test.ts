@@ -107,6 +107,30 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit', () => {
     expect(res.json().error.code).toBe('signed_document');
   });
 
+  it('appends the edit of a signed document after its signed bytes with break_signature', async () => {
+    const res = await edit('signed.pdf', [{ find: 'here', replace: 'there' }], { break_signature: true });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.changes).toHaveLength(1);
+    // Signed, so flagged and marked; the mark is in the update too.
+    expect(body.warnings).toContain('edited_mark');
+    const original = readFileSync(corpusPath('sig-libreoffice-okular-visible.pdf'));
+    const out = await download(body.output.url);
+    expect(out.length).toBeGreaterThan(original.length);
+    expect(out.subarray(0, original.length).equals(original)).toBe(true);
+    expect(textOf(out)).toContain('there');
+    let pdfsig: string | undefined;
+    try {
+      pdfsig = execFileSync('pdfsig', [a.save(out)]).toString();
+    } catch {
+      pdfsig = undefined; // poppler-utils without pdfsig: the byte check above stands
+    }
+    if (pdfsig !== undefined) {
+      expect(pdfsig).toContain('Signature is Valid.');
+      expect(pdfsig).not.toContain('Total document signed');
+    }
+  });
+
   it('accepts the multipart form and refuses other fields', async () => {
     const boundary = '----pdfedit-test';
     const pdf = readFileSync(corpusPath(INVOICE));

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use pdfedit_engine::edit::{
-    edit, At, Edit, EditOp, EditOptions, EditRequest, EditResult, InsertSpec,
+    edit, At, Edit, EditOp, EditOptions, EditRequest, EditResult, FieldInput, FormSpec, InsertSpec,
+    Watermark,
 };
 
 fn repo_root() -> PathBuf {
@@ -221,7 +222,8 @@ fn assert_signed_revision_kept(
         short_pyhanko(&h0)
     );
     println!(
-        "| {name} | after | {} | {} |",
+        "| {name} | after (+{} bytes) | {} | {} |",
+        after.len() - before.len(),
         short_pdfsig(&p1),
         short_pyhanko(&h1)
     );
@@ -480,4 +482,59 @@ fn redaction_of_a_signed_document_removes_the_signatures() {
             assert!(!text.contains("Hello"), "{text}");
         }
     }
+}
+
+/// A corpus form certified here with DocMDP P=2 (form filling allowed): a form fill with
+/// the 'Edited' mark off is allowed (no warning, pyHanko agrees: docmdp_ok and
+/// FORM_FILLING); the same fill with the mark (page content) is a violation.
+#[test]
+fn form_filling_under_a_certification_that_allows_it() {
+    let Some(form) = common::load("form-libreoffice-writer-needappearances.pdf") else {
+        return;
+    };
+    let Some(certified) = sign(&form, Some(2)) else {
+        return;
+    };
+    let fill = |watermark: Watermark| EditRequest {
+        edits: vec![Edit {
+            index: 0,
+            op: EditOp::Form,
+            form: Some(FormSpec {
+                fields: vec![("Last Name".into(), FieldInput::Text("Papadopoulou".into()))],
+                flatten: false,
+            }),
+            ..Edit::default()
+        }],
+        options: EditOptions {
+            break_signature: true,
+            watermark,
+            watermark_off_allowed: true,
+            ..EditOptions::default()
+        },
+        ..EditRequest::default()
+    };
+    let r = run(&certified, &fill(Watermark::Off));
+    assert_eq!(r.changes.len(), 1, "{:?}", r.failed);
+    assert!(
+        !r.warnings.iter().any(|w| w == "docmdp_violation"),
+        "{:?}",
+        r.warnings
+    );
+    let (_, _, rows) = assert_signed_revision_kept("form P=2, mark off", &certified, &r.pdf, None);
+    if let Some(row) = rows.first() {
+        assert_eq!(row["docmdp_ok"], true, "{row}");
+        assert_eq!(row["modification_level"], "FORM_FILLING", "{row}");
+    }
+    let r = run(&certified, &fill(Watermark::On));
+    assert!(
+        r.warnings.iter().any(|w| w == "edited_mark"),
+        "{:?}",
+        r.warnings
+    );
+    assert!(
+        r.warnings.iter().any(|w| w == "docmdp_violation"),
+        "{:?}",
+        r.warnings
+    );
+    assert_signed_revision_kept("form P=2, mark on", &certified, &r.pdf, None);
 }

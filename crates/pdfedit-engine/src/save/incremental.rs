@@ -80,7 +80,7 @@ pub(crate) fn append(
             encrypt_object(state, *id, &mut obj).map_err(|e| fail(e.to_string()))?;
         }
         offsets.insert(id.0, (out.len() as u64, id.1));
-        write!(out, "{} {} obj\n", id.0, id.1).map_err(|e| fail(e.to_string()))?;
+        writeln!(out, "{} {} obj", id.0, id.1).map_err(|e| fail(e.to_string()))?;
         Writer::write_object(&mut out, &obj).map_err(|e| fail(e.to_string()))?;
         out.extend_from_slice(b"\nendobj\n");
     }
@@ -140,7 +140,7 @@ pub(crate) fn append(
         );
         dict.set("Index", Object::Array(index));
         let stream = Object::Stream(Stream::new(dict, data));
-        write!(out, "{own} 0 obj\n").map_err(|e| fail(e.to_string()))?;
+        writeln!(out, "{own} 0 obj").map_err(|e| fail(e.to_string()))?;
         Writer::write_object(&mut out, &stream).map_err(|e| fail(e.to_string()))?;
         out.extend_from_slice(b"\nendobj\n");
     } else {
