@@ -142,6 +142,8 @@ export interface EditOptions {
    * plan and the accepted terms).
    */
   watermark_off_allowed?: boolean
+  /** Budgets of this call (set by the service from the caller's plan). */
+  limits?: Limits
 }
 
 /** A region of one page. */
@@ -338,11 +340,28 @@ export interface FormField {
 /** Binds PDFium from the given shared library (idempotent). */
 export declare function init(pdfiumLibPath: string): void
 
+/**
+ * What a document may cost, checked before PDFium opens it (absent: the engine's
+ * defaults, the paid plans' budgets).
+ */
+export interface Limits {
+  /** Decoded bytes of one stream. */
+  streamBytes?: number
+  /** Decoded bytes of all streams together. */
+  documentBytes?: number
+  /** Operators one page executes (forms counted as often as drawn). */
+  pageOperators?: number
+  /** How deep Form XObjects may nest. */
+  formDepth?: number
+  /** Form XObjects one page draws, nested draws included. */
+  formDraws?: number
+}
+
 /** The installed fonts `style.font` may name (no PDFium needed). */
 export declare function listFonts(): Array<FontEntry>
 
 /** Pages, encryption, signatures and form facts of a document. */
-export declare function openInfo(pdf: Buffer, password?: string | undefined | null): DocInfo
+export declare function openInfo(pdf: Buffer, password?: string | undefined | null, limits?: Limits | undefined | null): DocInfo
 
 /** One page as displayed. */
 export interface PageInfo {
@@ -389,6 +408,8 @@ export declare function readText(pdf: Buffer, options?: ReadTextOptions | undefi
 export interface ReadTextOptions {
   /** Password (user or owner). */
   password?: string
+  /** Budgets of this call. */
+  limits?: Limits
   /** 1-based pages; all when absent. */
   pages?: Array<number>
   /** Read the text layer (default true). */
@@ -404,6 +425,8 @@ export declare function render(pdf: Buffer, options: RenderOptions): Buffer
 export interface RenderOptions {
   /** Password (user or owner). */
   password?: string
+  /** Budgets of this call. */
+  limits?: Limits
   /** 1-based page. */
   page: number
   /** `[x0, y0, x1, y1]` region of the page. */

@@ -156,6 +156,8 @@ pub struct EditOptions {
     /// plan and the accepted terms).
     #[napi(js_name = "watermark_off_allowed")]
     pub watermark_off_allowed: Option<bool>,
+    /// Budgets of this call (set by the service from the caller's plan).
+    pub limits: Option<crate::Limits>,
 }
 
 /// The edit request.
@@ -494,6 +496,7 @@ fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
             mark: o.mark,
             watermark,
             watermark_off_allowed: o.watermark_off_allowed.unwrap_or(false),
+            limits: crate::Limits::to_engine(o.limits.as_ref()),
         })
     })?;
     Ok(engine::EditRequest {

@@ -109,8 +109,10 @@ pub fn list_fonts() -> Vec<FontEntry> {
 
 /// Pages, encryption, signatures and form facts of a document.
 #[napi]
-pub fn open_info(pdf: Buffer, password: Option<String>) -> Result<DocInfo> {
-    guarded(|| pdfedit_engine::open_info(&pdf, password.as_deref())).map(DocInfo::from)
+pub fn open_info(pdf: Buffer, password: Option<String>, limits: Option<Limits>) -> Result<DocInfo> {
+    let limits = Limits::to_engine(limits.as_ref());
+    guarded(|| pdfedit_engine::open_info_within(&pdf, password.as_deref(), &limits))
+        .map(DocInfo::from)
 }
 
 /// Text spans and form fields, already in the API's shape.
@@ -118,17 +120,20 @@ pub fn open_info(pdf: Buffer, password: Option<String>) -> Result<DocInfo> {
 pub fn read_text(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<TextResult> {
     let o = options.unwrap_or(ReadTextOptions {
         password: None,
+        limits: None,
         pages: None,
         text: None,
         forms: None,
     });
+    let limits = Limits::to_engine(o.limits.as_ref());
     guarded(|| {
-        pdfedit_engine::read_text(
+        pdfedit_engine::read_text_within(
             &pdf,
             o.password.as_deref(),
             o.pages,
             o.text.unwrap_or(true),
             o.forms.unwrap_or(true),
+            &limits,
         )
     })
     .map(TextResult::from)
@@ -162,6 +167,7 @@ pub fn render(pdf: Buffer, options: RenderOptions) -> Result<Buffer> {
         highlights,
         width: options.width,
         max_bytes: options.max_bytes.map(|b| b as usize),
+        limits: Limits::to_engine(options.limits.as_ref()),
     };
     guarded(|| pdfedit_engine::render(&pdf, options.password.as_deref(), &request))
         .map(Buffer::from)

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { charge, usageOf } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
-import type { BillingSubject } from '../billing/subject.js';
+import { type BillingSubject, planOf } from '../billing/subject.js';
 import type { EngineEdit, EngineEditResult } from '../engine/types.js';
 import type { EditOptions } from '../schemas/edit.js';
 import { buildEditResult } from './edit-result.js';
@@ -55,6 +55,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
         ...(input.mark !== undefined ? { mark: input.mark } : {}),
         watermark: input.options?.watermark ?? 'auto',
         watermark_off_allowed: await watermarkOffAllowed(svc, input.subject),
+        limits: PLANS[planOf(input.subject)].engineLimits,
       },
     },
     input.timeoutMs,

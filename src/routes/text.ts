@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { engineBudgetMs } from '../billing/plans.js';
+import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
 import { errorResponses } from '../schemas/errors.js';
@@ -35,6 +35,7 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
           pdf: doc.bytes,
           ...(doc.password !== undefined ? { password: doc.password } : {}),
           pages,
+          limits: PLANS[principal?.plan ?? 'keyless'].engineLimits,
           text: layers.includes('text'),
           forms: layers.includes('forms'),
         },

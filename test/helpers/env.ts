@@ -5,8 +5,10 @@ import path from 'node:path';
 import pg from 'pg';
 import { type Config, loadConfig, PROJECT_ROOT } from '../../src/config.js';
 
-/** Where the shared real-world corpus lives (beside the repository, never inside it). */
-export const CORPUS_DIR = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
+/** Where the shared real-world corpus lives (beside the repository, never inside it);
+ * PDFEDIT_CORPUS_DIR points elsewhere (a worktree whose parent has no shared/). */
+export const CORPUS_DIR =
+  process.env.PDFEDIT_CORPUS_DIR || path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 export const HAVE_CORPUS = existsSync(path.join(CORPUS_DIR, 'manifest.json'));
 export const PG_ADMIN_URL = process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 

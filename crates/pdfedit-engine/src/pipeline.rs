@@ -81,7 +81,7 @@ fn edit_inner(
         mark::check(text)?;
     }
     let password = request.password.as_deref();
-    let info = crate::open::open_info(bytes, password)?;
+    let info = crate::open::open_info_within(bytes, password, &request.options.limits)?;
     if !info.signatures.is_empty() && !request.options.break_signature {
         return Err(EditError::SignedDocument);
     }
@@ -101,7 +101,7 @@ fn edit_inner(
     };
     crate::open::check_pages(&doc, info.page_count)?;
     let span_boxes = if request.edits.iter().any(|e| e.scope.span_ids.is_some()) {
-        Some(crate::read::read_text(bytes, password, None, true, false)?.pages)
+        Some(crate::read::read_text_checked(bytes, password, None, true, false)?.pages)
     } else {
         None
     };

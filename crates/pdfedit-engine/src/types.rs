@@ -211,6 +211,8 @@ pub struct EditOptions {
     /// Whether the caller may send [`Watermark::Off`] on a flagged document (a Growth or
     /// Scale account that accepted the document-integrity terms; decided by the service).
     pub watermark_off_allowed: bool,
+    /// What the document may cost (checked before PDFium opens it).
+    pub limits: crate::Limits,
 }
 
 /// `options.watermark`: whether edited pages get the 'Edited' mark.

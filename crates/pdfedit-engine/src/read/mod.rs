@@ -15,7 +15,8 @@ use pdf_render::{FieldKind, FieldValue, FormField};
 
 use crate::{Error, Result};
 
-/// Reads the text layer and/or form fields of the given 1-based pages (all when `None`).
+/// Reads the text layer and/or form fields of the given 1-based pages (all when `None`),
+/// under the default [`crate::Limits`].
 pub fn read_text(
     bytes: &[u8],
     password: Option<&str>,
@@ -23,7 +24,49 @@ pub fn read_text(
     text: bool,
     forms: bool,
 ) -> Result<TextResult> {
+    read_text_within(
+        bytes,
+        password,
+        pages,
+        text,
+        forms,
+        &crate::Limits::default(),
+    )
+}
+
+/// [`read_text`] once the document passed the budget scan of `limits`.
+pub fn read_text_within(
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: Option<Vec<u32>>,
+    text: bool,
+    forms: bool,
+    limits: &crate::Limits,
+) -> Result<TextResult> {
+    let doc = crate::open::open_checked(bytes, password, limits)?;
+    read_opened(&doc, bytes, password, pages, text, forms)
+}
+
+/// [`read_text`] of a document the caller already checked (the edit pipeline).
+pub(crate) fn read_text_checked(
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: Option<Vec<u32>>,
+    text: bool,
+    forms: bool,
+) -> Result<TextResult> {
     let doc = pdf_render::Document::open(bytes, password)?;
+    read_opened(&doc, bytes, password, pages, text, forms)
+}
+
+fn read_opened(
+    doc: &pdf_render::Document,
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: Option<Vec<u32>>,
+    text: bool,
+    forms: bool,
+) -> Result<TextResult> {
     let info = doc.info()?;
     let wanted = resolve_pages(pages, info.page_count)?;
     let mut out_pages = Vec::with_capacity(wanted.len());
@@ -33,7 +76,7 @@ pub fn read_text(
         let meta = &info.pages[(p - 1) as usize];
         let spans = if text {
             let size = (meta.width, meta.height);
-            let (spans, flat) = page_spans(&doc, bytes, password, p, size, scratch.take())?;
+            let (spans, flat) = page_spans(doc, bytes, password, p, size, scratch.take())?;
             scratch = flat;
             spans
         } else {
