@@ -167,6 +167,8 @@ pub struct EditOptions {
     /// Leave the changes' preview crops empty (the service renders them on first fetch).
     #[napi(js_name = "lazy_previews")]
     pub lazy_previews: Option<bool>,
+    /// Budgets of this call (set by the service from the caller's plan).
+    pub limits: Option<crate::Limits>,
 }
 
 /// The edit request.
@@ -516,6 +518,7 @@ fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
             ocr: o.ocr.map(pdfedit_engine::ocr::OcrOptions::from),
             ocr_text_layer: o.ocr_text_layer.unwrap_or(false),
             lazy_previews: o.lazy_previews.unwrap_or(false),
+            limits: crate::Limits::to_engine(o.limits.as_ref()),
         })
     })?;
     Ok(engine::EditRequest {

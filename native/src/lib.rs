@@ -113,8 +113,10 @@ pub fn list_fonts() -> Vec<FontEntry> {
 
 /// Pages, encryption, signatures and form facts of a document.
 #[napi]
-pub fn open_info(pdf: Buffer, password: Option<String>) -> Result<DocInfo> {
-    guarded(|| pdfedit_engine::open_info(&pdf, password.as_deref())).map(DocInfo::from)
+pub fn open_info(pdf: Buffer, password: Option<String>, limits: Option<Limits>) -> Result<DocInfo> {
+    let limits = Limits::to_engine(limits.as_ref());
+    guarded(|| pdfedit_engine::open_info_within(&pdf, password.as_deref(), &limits))
+        .map(DocInfo::from)
 }
 
 /// Text spans and form fields, already in the API's shape.
@@ -122,21 +124,25 @@ pub fn open_info(pdf: Buffer, password: Option<String>) -> Result<DocInfo> {
 pub fn read_text(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<TextResult> {
     let o = options.unwrap_or(ReadTextOptions {
         password: None,
+        limits: None,
         pages: None,
         text: None,
         forms: None,
         ocr: None,
     });
+    let limits = Limits::to_engine(o.limits.as_ref());
     guarded(|| {
-        pdfedit_engine::read_text(
+        pdfedit_engine::read_text_within(
             &pdf,
             o.password.as_deref(),
             o.pages,
             o.text.unwrap_or(true),
             o.forms.unwrap_or(true),
+            &limits,
+            None,
         )
     })
-    .map(TextResult::from)
+    .map(|(text, _)| TextResult::from(text))
 }
 
 /// Text spans and form fields with scanned pages read by OCR (`options.ocr`), and the
@@ -144,13 +150,15 @@ pub fn read_text(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<TextRe
 #[napi]
 pub fn read_text_ocr(pdf: Buffer, options: ReadTextOptions) -> Result<OcrTextResult> {
     let ocr = options.ocr.map(pdfedit_engine::ocr::OcrOptions::from);
+    let limits = Limits::to_engine(options.limits.as_ref());
     guarded(|| {
-        pdfedit_engine::read_text_ocr(
+        pdfedit_engine::read_text_within(
             &pdf,
             options.password.as_deref(),
             options.pages,
             options.text.unwrap_or(true),
             options.forms.unwrap_or(true),
+            &limits,
             Some(&ocr.unwrap_or_default()),
         )
     })
@@ -185,6 +193,7 @@ pub fn render(pdf: Buffer, options: RenderOptions) -> Result<Buffer> {
         highlights,
         width: options.width,
         max_bytes: options.max_bytes.map(|b| b as usize),
+        limits: Limits::to_engine(options.limits.as_ref()),
     };
     guarded(|| pdfedit_engine::render(&pdf, options.password.as_deref(), &request))
         .map(Buffer::from)

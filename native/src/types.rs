@@ -47,11 +47,51 @@ pub struct DocInfo {
     pub has_xfa: bool,
 }
 
+/// What a document may cost, checked before PDFium opens it (absent: the engine's
+/// defaults, the paid plans' budgets).
+#[napi(object)]
+#[derive(Debug, Clone, Default)]
+pub struct Limits {
+    /// Decoded bytes of one stream.
+    pub stream_bytes: Option<f64>,
+    /// Decoded bytes of all streams together.
+    pub document_bytes: Option<f64>,
+    /// Operators one page executes (forms counted as often as drawn).
+    pub page_operators: Option<f64>,
+    /// How deep Form XObjects may nest.
+    pub form_depth: Option<u32>,
+    /// Form XObjects one page draws, nested draws included.
+    pub form_draws: Option<f64>,
+}
+
+impl Limits {
+    /// The engine's limits: each given one (a positive finite number), the default else.
+    pub fn to_engine(limits: Option<&Limits>) -> pdfedit_engine::Limits {
+        let d = pdfedit_engine::Limits::default();
+        let Some(l) = limits else {
+            return d;
+        };
+        let n = |v: Option<f64>, default: u64| {
+            v.filter(|v| v.is_finite() && *v >= 0.0)
+                .map_or(default, |v| v as u64)
+        };
+        pdfedit_engine::Limits {
+            stream_bytes: n(l.stream_bytes, d.stream_bytes),
+            document_bytes: n(l.document_bytes, d.document_bytes),
+            page_operators: n(l.page_operators, d.page_operators),
+            form_depth: l.form_depth.unwrap_or(d.form_depth),
+            form_draws: n(l.form_draws, d.form_draws),
+        }
+    }
+}
+
 /// Options of `readText`.
 #[napi(object)]
 pub struct ReadTextOptions {
     /// Password (user or owner).
     pub password: Option<String>,
+    /// Budgets of this call.
+    pub limits: Option<Limits>,
     /// 1-based pages; all when absent.
     pub pages: Option<Vec<u32>>,
     /// Read the text layer (default true).
@@ -301,6 +341,8 @@ pub struct TextResult {
 pub struct RenderOptions {
     /// Password (user or owner).
     pub password: Option<String>,
+    /// Budgets of this call.
+    pub limits: Option<Limits>,
     /// 1-based page.
     pub page: u32,
     /// `[x0, y0, x1, y1]` region of the page.

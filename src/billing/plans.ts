@@ -2,6 +2,8 @@
  * Plans (API-DECISIONS.md "Plans"): the one place where per-plan numbers live.
  * Sizes in bytes; `monthlyPages` for keyless is a daily allowance per client IP.
  */
+import type { EngineLimits } from '../engine/types.js';
+
 export type PlanName = 'keyless' | 'free' | 'starter' | 'growth' | 'scale';
 
 export interface Plan {
@@ -19,9 +21,34 @@ export interface Plan {
   /** Wall time of one synchronous engine call (ms); past it the engine process is ended and
    * the caller answered 504 engine_timeout. Capped by SYNC_TIMEOUT_MS (engineBudgetMs). */
   engineBudgetMs: number;
+  /** What one document may cost the engine, checked before PDFium opens it (issue 21). */
+  engineLimits: EngineLimits;
 }
 
 const MB = 1024 * 1024;
+
+/**
+ * Keyless and free callers: a stream may decode to 256 MiB (the largest corpus image,
+ * 9000 x 9000 RGB, is 243 MB), 512 MiB in all; 300,000 operators a page (the corpus's
+ * busiest page runs 20,002); forms 8 deep (corpus: 4) and 5,000 draws a page (corpus: 60).
+ */
+const TIGHT_ENGINE_LIMITS: EngineLimits = {
+  streamBytes: 256 * MB,
+  documentBytes: 512 * MB,
+  pageOperators: 300_000,
+  formDepth: 8,
+  formDraws: 5_000,
+};
+
+/** Paid plans: the engine's defaults. 1M operators cost PDFium about 730 MB, inside the
+ * 2 GiB address-space ceiling of an engine process. */
+const PAID_ENGINE_LIMITS: EngineLimits = {
+  streamBytes: 512 * MB,
+  documentBytes: 2048 * MB,
+  pageOperators: 1_000_000,
+  formDepth: 12,
+  formDraws: 20_000,
+};
 
 export const PLANS: Record<PlanName, Plan> = {
   keyless: {
@@ -36,6 +63,7 @@ export const PLANS: Record<PlanName, Plan> = {
     maxBatchRecords: 0,
     watermarkOffAllowed: false,
     engineBudgetMs: 10_000,
+    engineLimits: TIGHT_ENGINE_LIMITS,
   },
   free: {
     name: 'free',
@@ -48,6 +76,7 @@ export const PLANS: Record<PlanName, Plan> = {
     maxBatchRecords: 50,
     watermarkOffAllowed: false,
     engineBudgetMs: 15_000,
+    engineLimits: TIGHT_ENGINE_LIMITS,
   },
   starter: {
     name: 'starter',
@@ -61,6 +90,7 @@ export const PLANS: Record<PlanName, Plan> = {
     watermarkOffAllowed: false,
     overageUsdPerPage: 0.005,
     engineBudgetMs: 30_000,
+    engineLimits: PAID_ENGINE_LIMITS,
   },
   growth: {
     name: 'growth',
@@ -73,6 +103,7 @@ export const PLANS: Record<PlanName, Plan> = {
     maxBatchRecords: 10_000,
     watermarkOffAllowed: true,
     engineBudgetMs: 60_000,
+    engineLimits: PAID_ENGINE_LIMITS,
   },
   scale: {
     name: 'scale',
@@ -85,6 +116,7 @@ export const PLANS: Record<PlanName, Plan> = {
     maxBatchRecords: 50_000,
     watermarkOffAllowed: true,
     engineBudgetMs: 60_000,
+    engineLimits: PAID_ENGINE_LIMITS,
   },
 };
 

@@ -27,6 +27,7 @@ export async function openSource(
     bytes,
     password,
     engineBudgetMs(plan.name, fastify.config.syncTimeoutMs),
+    plan.engineLimits,
   );
   if (info.pageCount > plan.maxPages) {
     throw new ApiError(

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { billingUnits, charge, usageOf } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
-import type { BillingSubject } from '../billing/subject.js';
+import { type BillingSubject, planOf } from '../billing/subject.js';
 import { ocrCacheFor } from '../engine/ocr-cache.js';
 import type { EngineEdit, EngineEditResult } from '../engine/types.js';
 import type { EditOptions } from '../schemas/edit.js';
@@ -65,6 +65,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
         watermark_off_allowed: await watermarkOffAllowed(svc, input.subject),
         ...(ocr ? { ocr, ocr_text_layer: input.options?.ocr_text_layer ?? false } : {}),
         lazy_previews: lazyPreviews,
+        limits: PLANS[planOf(input.subject)].engineLimits,
       },
     },
     input.timeoutMs,

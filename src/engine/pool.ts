@@ -9,6 +9,7 @@ import type {
   DocInfo,
   EditTask,
   EngineEditResult,
+  EngineLimits,
   EngineTask,
   RenderTask,
   TextTask,
@@ -75,6 +76,27 @@ interface Slot {
   job: Job | undefined;
   /** Set once the pool ended the process itself (timeout, recycle, close). */
   retired: boolean;
+}
+
+/** What each engine budget (crates/pdfedit-engine/src/open/budget.rs) means, for hints. */
+const LIMIT_HINTS: Record<string, string> = {
+  stream_bytes: 'one of its streams decompresses past the per-stream limit of your plan',
+  document_bytes: 'its streams together decompress past the per-document limit of your plan',
+  page_operators: 'a page runs more drawing operators than your plan allows',
+  form_depth: 'its form XObjects nest deeper than your plan allows',
+  form_draws: 'a page draws form XObjects more often than your plan allows',
+  page_tree: 'its page tree lists pages that the readers count differently (a cycle or a page listed twice)',
+};
+
+/** The hint of a refusal by an engine budget (the message starts `limit <name>:`). */
+function limitHint(message: string): { hint?: string } {
+  const name = /limit (\w+):/.exec(message)?.[1];
+  const what = name ? LIMIT_HINTS[name] : undefined;
+  if (!what) return {};
+  const plans = name === 'page_tree' ? '' : ', or use a paid plan, whose limits are higher';
+  return {
+    hint: `The document exceeds the engine limit ${name}: ${what}. Repair or simplify the PDF (for example print it to a new PDF)${plans}.`,
+  };
 }
 
 /** `prlimit` from util-linux, when present: the ceiling without a shell in between. */
@@ -276,11 +298,15 @@ export class EnginePool {
     });
     if (reply.ok) return reply.value as T;
     const code = isErrorCode(reply.code) ? reply.code : 'engine_error';
-    throw new ApiError(code, code === 'engine_error' ? 'The engine failed on this document.' : reply.message);
+    if (code === 'engine_error') throw new ApiError(code, 'The engine failed on this document.');
+    throw new ApiError(code, reply.message, limitHint(reply.message));
   }
 
-  open(pdf: Uint8Array, password?: string, timeoutMs?: number): Promise<DocInfo> {
-    return this.run<DocInfo>({ op: 'open', pdf, ...(password !== undefined ? { password } : {}) }, timeoutMs);
+  open(pdf: Uint8Array, password?: string, timeoutMs?: number, limits?: EngineLimits): Promise<DocInfo> {
+    return this.run<DocInfo>(
+      { op: 'open', pdf, ...(password !== undefined ? { password } : {}), ...(limits ? { limits } : {}) },
+      timeoutMs,
+    );
   }
 
   readText<T = unknown>(task: Omit<TextTask, 'op'>, timeoutMs?: number): Promise<T> {

@@ -6,16 +6,36 @@ import type { OcrPage } from './ocr-cache.js';
 
 export type Box = [number, number, number, number];
 
+/**
+ * What one engine call may cost, checked on the document's bytes before PDFium opens it
+ * (crates/pdfedit-engine/src/open/budget.rs); per plan in src/billing/plans.ts. Past one,
+ * the call answers 422 document_unsupported naming the limit.
+ */
+export interface EngineLimits {
+  /** Decoded bytes of one stream. */
+  streamBytes: number;
+  /** Decoded bytes of all the document's streams together. */
+  documentBytes: number;
+  /** Operators one page executes (forms counted as often as they are drawn). */
+  pageOperators: number;
+  /** How deep Form XObjects may nest. */
+  formDepth: number;
+  /** Form XObjects one page draws, nested draws included. */
+  formDraws: number;
+}
+
 export interface OpenTask {
   op: 'open';
   pdf: Uint8Array;
   password?: string;
+  limits?: EngineLimits;
 }
 
 export interface TextTask {
   op: 'text';
   pdf: Uint8Array;
   password?: string;
+  limits?: EngineLimits;
   pages?: number[];
   text: boolean;
   forms: boolean;
@@ -36,6 +56,7 @@ export interface RenderTask {
   op: 'render';
   pdf: Uint8Array;
   password?: string;
+  limits?: EngineLimits;
   page: number;
   region?: Box;
   highlights?: Box[];
@@ -81,6 +102,8 @@ export interface EditTask {
     ocr_text_layer?: boolean;
     /** Leave the changes' preview crops empty (rendered by the service when first fetched). */
     lazy_previews?: boolean;
+    /** The caller's plan's budgets (checked before PDFium opens the document). */
+    limits?: EngineLimits;
   };
 }
 

@@ -6,7 +6,7 @@ import type { EngineEditResult, EngineTask, WorkerReply } from './types.js';
 /** The napi addon's surface as the engine process uses it (full types: native/index.d.ts). */
 interface NativeEngine {
   init(pdfiumLibPath: string): void;
-  openInfo(pdf: Buffer, password?: string | null): unknown;
+  openInfo(pdf: Buffer, password?: string | null, limits?: Record<string, number> | null): unknown;
   readText(pdf: Buffer, options: Record<string, unknown>): unknown;
   readTextOcr(pdf: Buffer, options: Record<string, unknown>): unknown;
   render(pdf: Buffer, options: Record<string, unknown>): Buffer;
@@ -28,9 +28,15 @@ function call(engine: NativeEngine, task: EngineTask): unknown {
   const pdf = Buffer.from(task.pdf.buffer, task.pdf.byteOffset, task.pdf.byteLength);
   switch (task.op) {
     case 'open':
-      return engine.openInfo(pdf, task.password ?? null);
+      return engine.openInfo(pdf, task.password ?? null, task.limits ? { ...task.limits } : null);
     case 'text': {
-      const options = { password: task.password, pages: task.pages, text: task.text, forms: task.forms };
+      const options = {
+        password: task.password,
+        limits: task.limits,
+        pages: task.pages,
+        text: task.text,
+        forms: task.forms,
+      };
       return task.ocr
         ? engine.readTextOcr(pdf, { ...options, ocr: task.ocr })
         : engine.readText(pdf, options);
@@ -38,6 +44,7 @@ function call(engine: NativeEngine, task: EngineTask): unknown {
     case 'render': {
       const png = engine.render(pdf, {
         password: task.password,
+        limits: task.limits,
         page: task.page,
         region: task.region,
         highlights: task.highlights,

@@ -80,7 +80,7 @@ export function tryItRoutes(
           'invalid_request',
           `Give a phrase to find (at most ${MAX_PHRASE} characters) and its replacement.`,
         );
-      const info = await fastify.engine.open(file);
+      const info = await fastify.engine.open(file, undefined, undefined, plan.engineLimits);
       if (info.pageCount > plan.syncPageLimit)
         throw new ApiError(
           'too_large',

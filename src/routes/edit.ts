@@ -59,6 +59,7 @@ async function readMultipart(
     file,
     password,
     engineBudgetMs(plan.name, fastify.config.syncTimeoutMs),
+    plan.engineLimits,
   );
   if (info.pageCount > plan.maxPages) {
     throw new ApiError(

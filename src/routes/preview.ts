@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { engineBudgetMs } from '../billing/plans.js';
+import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { ApiError } from '../kernel/api-error.js';
 import { Binary } from '../schemas/common.js';
@@ -52,6 +52,7 @@ export default async function previewRoutes(app: FastifyInstance): Promise<void>
           pdf: doc.bytes,
           ...(doc.password !== undefined ? { password: doc.password } : {}),
           page,
+          limits: PLANS[request.principal?.plan ?? 'keyless'].engineLimits,
           ...(region ? { region } : {}),
           ...(highlights ? { highlights } : {}),
           width: request.body.width ?? 1000,

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { engineBudgetMs } from '../billing/plans.js';
+import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
 import { OcrCache, type OcrPage, ocrBudgetMs, ocrCacheFor, ocrLanguages } from '../engine/ocr-cache.js';
@@ -45,6 +45,7 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
             pdf: doc.bytes,
             ...(doc.password !== undefined ? { password: doc.password } : {}),
             pages,
+            limits: PLANS[principal?.plan ?? 'keyless'].engineLimits,
             text: layers.includes('text'),
             forms: layers.includes('forms'),
             ...(languages

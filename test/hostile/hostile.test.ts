@@ -36,6 +36,24 @@ const ROUTES: Route[] = ['text', 'preview', 'edit', 'edit-keyless'];
  */
 const KNOWN_GAPS: Record<string, string> = {};
 
+/**
+ * Cases the engine's document budgets (crates/pdfedit-engine/src/open/budget.rs, per plan
+ * in src/billing/plans.ts) must refuse on every route before PDFium opens them: 422
+ * document_unsupported naming the limit. The key is free here, keyless for edit-keyless:
+ * both get the tight budgets.
+ */
+const REFUSED_BY: Record<string, RegExp> = {
+  'flate-bomb': /limit (stream|document)_bytes:/,
+  'flate-bomb-many': /limit (stream|document)_bytes:/,
+  'flate-bomb-indirect-filter': /limit (stream|document)_bytes:/,
+  'ops-10m': /limit page_operators:/,
+  'nested-forms-20': /limit form_(depth|draws):/,
+  'forms-fan-out': /limit (form_draws|page_operators):/,
+  'appearance-ops': /limit page_operators:/,
+  'page-tree-cycle': /limit page_tree:/,
+  'kids-1500': /limit page_tree:/,
+};
+
 interface Outcome {
   status: number;
   code: string | undefined;
@@ -297,6 +315,12 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
         table.push(
           `| ${c.name} | ${route} | ${o.status}${o.code ? ` ${o.code}` : ''} | ${o.ms} | ${o.peakRssMb} | ${o.billed} | ${o.sideMs} |`,
         );
+        const limit = REFUSED_BY[c.name];
+        if (limit) {
+          expect(`${o.status} ${o.code}`, o.message).toBe('422 document_unsupported');
+          expect(o.message).toMatch(limit);
+          expect(o.ms, 'refused by the scan, before PDFium').toBeLessThan(BUDGET_MS);
+        }
         const gap = KNOWN_GAPS[id];
         if (gap) {
           // Still broken as recorded: when this fails, the gap is fixed; remove its entry.

@@ -25,9 +25,10 @@ mod verify;
 use std::path::Path;
 
 pub use error::{Error, Result};
-pub use open::open_info;
+pub use open::budget;
+pub use open::{open_info, open_info_within, Limits};
 pub use pdf_render::{DocInfo, FieldKind, FieldValue, FormField, PageInfo, Rect, SignatureInfo};
-pub use read::{read_text, read_text_ocr, PageText, Span, TextResult};
+pub use read::{read_text, read_text_ocr, read_text_within, PageText, Span, TextResult};
 
 /// Editing: the request and result shapes and [`edit::edit`], the entry point.
 pub mod edit {
@@ -50,6 +51,8 @@ pub struct RenderRequest {
     pub width: Option<u32>,
     /// Byte budget of the PNG (default 200 000).
     pub max_bytes: Option<usize>,
+    /// What the document may cost (checked before PDFium opens it).
+    pub limits: Limits,
 }
 
 /// Binds PDFium from `lib_path` (idempotent). Without a call, the first use binds from
@@ -60,7 +63,7 @@ pub fn init(lib_path: &Path) -> Result<()> {
 
 /// Renders a page (or a region of it) to a PNG that never exceeds the byte budget.
 pub fn render(bytes: &[u8], password: Option<&str>, req: &RenderRequest) -> Result<Vec<u8>> {
-    let doc = pdf_render::Document::open(bytes, password)?;
+    let doc = open::open_checked(bytes, password, &req.limits)?;
     let count = doc.page_count();
     if req.page == 0 || req.page > count {
         return Err(Error::InvalidRequest(format!(

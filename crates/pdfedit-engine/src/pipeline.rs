@@ -89,7 +89,7 @@ fn edit_inner(
         }),
         None => None,
     };
-    let info = crate::open::open_info(bytes, password)?;
+    let info = crate::open::open_info_within(bytes, password, &request.options.limits)?;
     if !info.signatures.is_empty() && !request.options.break_signature {
         return Err(EditError::SignedDocument);
     }
@@ -123,7 +123,7 @@ fn edit_inner(
     let span_boxes = if request.edits.iter().any(|e| e.scope.span_ids.is_some()) {
         let o = request.options.ocr.as_ref();
         Some(
-            crate::read::read_text_ocr(bytes, password, None, true, false, o)?
+            crate::read::read_text_checked_ocr(bytes, password, None, true, false, o)?
                 .0
                 .pages,
         )

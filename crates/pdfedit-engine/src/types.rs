@@ -220,6 +220,8 @@ pub struct EditOptions {
     /// Leave the changes' `before_png` and `after_png` empty: the caller renders previews
     /// from the stored documents when they are first fetched.
     pub lazy_previews: bool,
+    /// What the document may cost (checked before PDFium opens it).
+    pub limits: crate::Limits,
 }
 
 /// `options.watermark`: whether edited pages get the 'Edited' mark.

@@ -2,16 +2,37 @@
 //! encrypted document decrypted with the state needed to encrypt the output again
 //! (`crypt`).
 
+pub mod budget;
 pub(crate) mod crypt;
 
 use pdf_render::DocInfo;
 
+pub use budget::Limits;
+
 use crate::Result;
 
-/// Document facts: pages, encryption, signatures, forms.
+/// Document facts: pages, encryption, signatures, forms (under the default [`Limits`]).
 pub fn open_info(bytes: &[u8], password: Option<&str>) -> Result<DocInfo> {
-    let doc = pdf_render::Document::open(bytes, password)?;
+    open_info_within(bytes, password, &Limits::default())
+}
+
+/// Document facts, once the document passed the budget scan of `limits`.
+pub fn open_info_within(bytes: &[u8], password: Option<&str>, limits: &Limits) -> Result<DocInfo> {
+    let doc = open_checked(bytes, password, limits)?;
     Ok(doc.info()?)
+}
+
+/// Opens `bytes` in PDFium after [`budget::scan`] passed, and only when PDFium counts the
+/// pages lopdf lists.
+pub(crate) fn open_checked<'a>(
+    bytes: &'a [u8],
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<pdf_render::Document<'a>> {
+    let scan = budget::scan(bytes, password, limits)?;
+    let doc = pdf_render::Document::open(bytes, password)?;
+    budget::check_page_count(&scan, doc.page_count())?;
+    Ok(doc)
 }
 
 /// Largest page side an edit accepts, in points: PDF's own limit (ISO 32000-1, Annex C:

@@ -16,7 +16,8 @@ use pdf_render::{FieldKind, FieldValue, FormField};
 
 use crate::{Error, Result};
 
-/// Reads the text layer and/or form fields of the given 1-based pages (all when `None`).
+/// Reads the text layer and/or form fields of the given 1-based pages (all when `None`),
+/// under the default [`crate::Limits`].
 pub fn read_text(
     bytes: &[u8],
     password: Option<&str>,
@@ -38,8 +39,58 @@ pub fn read_text_ocr(
     forms: bool,
     ocr: Option<&OcrOptions>,
 ) -> Result<(TextResult, Vec<OcrPage>)> {
-    let languages = ocr.map(OcrOptions::language_arg).transpose()?;
+    let limits = crate::Limits::default();
+    read_text_within(bytes, password, pages, text, forms, &limits, ocr)
+}
+
+/// [`read_text_ocr`] once the document passed the budget scan of `limits`.
+pub fn read_text_within(
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: Option<Vec<u32>>,
+    text: bool,
+    forms: bool,
+    limits: &crate::Limits,
+    ocr: Option<&OcrOptions>,
+) -> Result<(TextResult, Vec<OcrPage>)> {
+    let doc = crate::open::open_checked(bytes, password, limits)?;
+    read_opened(&doc, bytes, password, pages, text, forms, ocr)
+}
+
+/// [`read_text`] of a document the caller already checked (the edit pipeline).
+pub(crate) fn read_text_checked(
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: Option<Vec<u32>>,
+    text: bool,
+    forms: bool,
+) -> Result<TextResult> {
+    Ok(read_text_checked_ocr(bytes, password, pages, text, forms, None)?.0)
+}
+
+/// [`read_text_ocr`] of a document the caller already checked (the edit pipeline).
+pub(crate) fn read_text_checked_ocr(
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: Option<Vec<u32>>,
+    text: bool,
+    forms: bool,
+    ocr: Option<&OcrOptions>,
+) -> Result<(TextResult, Vec<OcrPage>)> {
     let doc = pdf_render::Document::open(bytes, password)?;
+    read_opened(&doc, bytes, password, pages, text, forms, ocr)
+}
+
+fn read_opened(
+    doc: &pdf_render::Document,
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: Option<Vec<u32>>,
+    text: bool,
+    forms: bool,
+    ocr: Option<&OcrOptions>,
+) -> Result<(TextResult, Vec<OcrPage>)> {
+    let languages = ocr.map(OcrOptions::language_arg).transpose()?;
     let info = doc.info()?;
     let wanted = resolve_pages(pages, info.page_count)?;
     let mut out_pages = Vec::with_capacity(wanted.len());
@@ -51,10 +102,10 @@ pub fn read_text_ocr(
         let spans = if text {
             let size = (meta.width, meta.height);
             let scan = match (ocr, &languages) {
-                (Some(o), Some(l)) => scanned_words(&doc, p, o, l, &mut read)?,
+                (Some(o), Some(l)) => scanned_words(doc, p, o, l, &mut read)?,
                 _ => None,
             };
-            let (spans, flat) = page_spans(&doc, bytes, password, p, size, scratch.take(), scan)?;
+            let (spans, flat) = page_spans(doc, bytes, password, p, size, scratch.take(), scan)?;
             scratch = flat;
             spans
         } else {

@@ -28,11 +28,12 @@ pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Re
         }
     }
     let mut out = Vec::new();
-    let pdfium_text: Vec<(u32, String)> = crate::read::read_text(bytes, None, None, true, false)?
-        .pages
-        .iter()
-        .map(|p| (p.page, p.plain_text()))
-        .collect();
+    let pdfium_text: Vec<(u32, String)> =
+        crate::read::read_text_checked(bytes, None, None, true, false)?
+            .pages
+            .iter()
+            .map(|p| (p.page, p.plain_text()))
+            .collect();
     let mut models = Vec::new();
     for (&number, &page_id) in &pages {
         let mut source = Source {

@@ -1,0 +1,337 @@
+use std::io::Write;
+
+use super::*;
+
+/// A classic-xref PDF of objects 1..n (object 1 the catalog), each `(dict, stream)`.
+fn pdf(objects: &[(String, Option<Vec<u8>>)]) -> Vec<u8> {
+    let mut out = b"%PDF-1.7\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, (dict, stream)) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{dict}", i + 1).as_bytes());
+        if let Some(s) = stream {
+            out.extend_from_slice(b"\nstream\n");
+            out.extend_from_slice(s);
+            out.extend_from_slice(b"\nendstream");
+        }
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+fn zlib(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn stream(dict: &str, data: Vec<u8>) -> (String, Option<Vec<u8>>) {
+    let d = format!("<< /Length {} {dict} >>", data.len());
+    (d, Some(data))
+}
+
+fn obj(dict: &str) -> (String, Option<Vec<u8>>) {
+    (dict.to_string(), None)
+}
+
+/// One page whose content is object 4, with `extra` objects from 5 on.
+fn one_page(
+    content: (String, Option<Vec<u8>>),
+    resources: &str,
+    extra: Vec<(String, Option<Vec<u8>>)>,
+) -> Vec<u8> {
+    let mut objects = vec![
+        obj("<< /Type /Catalog /Pages 2 0 R >>"),
+        obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+        obj(&format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << {resources} >> >>"
+        )),
+        content,
+    ];
+    objects.extend(extra);
+    pdf(&objects)
+}
+
+fn limit_of(r: Result<Scan>) -> Option<String> {
+    match r {
+        Err(Error::Unsupported(m)) => m
+            .strip_prefix("limit ")
+            .and_then(|m| m.split(':').next())
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+#[test]
+fn an_ordinary_page_passes_and_counts_its_pages() {
+    let doc = one_page(
+        stream("", b"BT /F1 12 Tf 10 10 Td (Hi) Tj ET".to_vec()),
+        "",
+        vec![],
+    );
+    let scan = scan(&doc, None, &Limits::default()).unwrap();
+    assert_eq!(scan.lopdf_pages, Some(1));
+    assert!(check_page_count(&scan, 1).is_ok());
+    assert_eq!(
+        limit_of(check_page_count(&scan, 2).map(|()| scan)),
+        Some("page_tree".into())
+    );
+}
+
+#[test]
+fn a_twice_flated_bomb_is_refused_without_inflating_it() {
+    // 64 MiB of zeros, flated twice: a few hundred bytes.
+    let inner = zlib(&vec![0u8; 64 << 20]);
+    let outer = zlib(&inner);
+    assert!(outer.len() < 4096);
+    let doc = one_page(
+        stream("", b"q Q".to_vec()),
+        "",
+        vec![stream("/Filter [/FlateDecode /FlateDecode]", outer)],
+    );
+    let tight = Limits {
+        stream_bytes: 8 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(
+        limit_of(scan(&doc, None, &tight)),
+        Some("stream_bytes".into())
+    );
+    assert!(scan(&doc, None, &Limits::default()).is_ok());
+}
+
+#[test]
+fn many_streams_under_the_stream_limit_add_up_to_the_document_limit() {
+    let part = zlib(&vec![b' '; 4 << 20]);
+    let extra = (0..8)
+        .map(|_| stream("/Filter /FlateDecode", part.clone()))
+        .collect();
+    let doc = one_page(stream("", b"q Q".to_vec()), "", extra);
+    let limits = Limits {
+        stream_bytes: 8 << 20,
+        document_bytes: 16 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(
+        limit_of(scan(&doc, None, &limits)),
+        Some("document_bytes".into())
+    );
+    let roomy = Limits {
+        document_bytes: 64 << 20,
+        ..limits
+    };
+    assert!(scan(&doc, None, &roomy).is_ok());
+}
+
+#[test]
+fn a_bomb_in_the_page_content_is_refused() {
+    let doc = one_page(
+        stream("/Filter /FlateDecode", zlib(&vec![b' '; 32 << 20])),
+        "",
+        vec![],
+    );
+    let limits = Limits {
+        stream_bytes: 16 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(
+        limit_of(scan(&doc, None, &limits)),
+        Some("stream_bytes".into())
+    );
+}
+
+#[test]
+fn operators_are_counted_per_page_through_forms() {
+    // The page draws form 5 ten times; the form has 1,000 operators.
+    let form_ops = "0 0 m\n".repeat(1000).into_bytes();
+    let page_ops = "/X Do\n".repeat(10).into_bytes();
+    let doc = one_page(
+        stream("", page_ops),
+        "/XObject << /X 5 0 R >>",
+        vec![stream(
+            "/Type /XObject /Subtype /Form /BBox [0 0 1 1]",
+            form_ops,
+        )],
+    );
+    let limits = |page_operators| Limits {
+        page_operators,
+        ..Limits::default()
+    };
+    assert!(scan(&doc, None, &limits(10_010)).is_ok());
+    assert_eq!(
+        limit_of(scan(&doc, None, &limits(10_009))),
+        Some("page_operators".into())
+    );
+}
+
+/// Forms 5.. each drawing the next `fan` times, `levels` deep.
+fn nested_forms(levels: usize, fan: usize) -> Vec<u8> {
+    let mut extra = Vec::new();
+    for level in 0..levels {
+        let id = 5 + level;
+        let (res, ops) = if level + 1 < levels {
+            (
+                format!("/Resources << /XObject << /N {} 0 R >> >>", id + 1),
+                "/N Do\n".repeat(fan),
+            )
+        } else {
+            (String::new(), "0 0 1 1 re f\n".to_string())
+        };
+        extra.push(stream(
+            &format!("/Type /XObject /Subtype /Form /BBox [0 0 1 1] {res}"),
+            ops.into_bytes(),
+        ));
+    }
+    one_page(
+        stream("", b"/N Do".to_vec()),
+        "/XObject << /N 5 0 R >>",
+        extra,
+    )
+}
+
+#[test]
+fn form_depth_and_draws_are_limited() {
+    // 20 levels drawing the next twice: 2^20 draws, costed in 20 steps.
+    let doc = nested_forms(20, 2);
+    let started = std::time::Instant::now();
+    let r = scan(&doc, None, &Limits::default());
+    assert!(started.elapsed().as_millis() < 500);
+    assert!(matches!(
+        limit_of(r).as_deref(),
+        Some("form_depth" | "form_draws")
+    ));
+    let wide = Limits {
+        form_depth: 64,
+        ..Limits::default()
+    };
+    assert_eq!(limit_of(scan(&doc, None, &wide)), Some("form_draws".into()));
+    // Six levels drawn once each: fine by default, too deep for a depth of 5.
+    let doc = nested_forms(6, 1);
+    assert!(scan(&doc, None, &Limits::default()).is_ok());
+    let shallow = Limits {
+        form_depth: 5,
+        ..Limits::default()
+    };
+    assert_eq!(
+        limit_of(scan(&doc, None, &shallow)),
+        Some("form_depth".into())
+    );
+}
+
+#[test]
+fn a_form_drawing_itself_ends() {
+    let doc = one_page(
+        stream("", b"/X Do".to_vec()),
+        "/XObject << /X 5 0 R >>",
+        vec![stream(
+            "/Type /XObject /Subtype /Form /BBox [0 0 1 1] /Resources << /XObject << /X 5 0 R >> >>",
+            b"/X Do /X Do".to_vec(),
+        )],
+    );
+    assert!(scan(&doc, None, &Limits::default()).is_ok());
+}
+
+#[test]
+fn a_page_listed_twice_is_refused() {
+    let doc = pdf(&[
+        obj("<< /Type /Catalog /Pages 2 0 R >>"),
+        obj("<< /Type /Pages /Kids [3 0 R 3 0 R] /Count 2 >>"),
+        obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>"),
+        stream("", b"q Q".to_vec()),
+    ]);
+    assert_eq!(
+        limit_of(scan(&doc, None, &Limits::default())),
+        Some("page_tree".into())
+    );
+}
+
+#[test]
+fn run_length_and_lzw_decode_as_the_spec_says() {
+    // RunLength: 3 literal bytes, then 'z' repeated 100 times, then end of data.
+    let rl = [2u8, b'a', b'b', b'c', 157, b'z', 128];
+    let mut out = Vec::new();
+    RunLengthReader::new(&rl[..]).read_to_end(&mut out).unwrap();
+    assert_eq!(out.len(), 103);
+    assert_eq!(&out[..4], b"abcz");
+    // LZW, the example of ISO 32000-1 §7.4.4.2: 45 45 45 45 45 65 45 45 45 66.
+    let lzw = [0x80u8, 0x0B, 0x60, 0x50, 0x22, 0x0C, 0x0C, 0x85, 0x01];
+    let mut out = Vec::new();
+    LzwReader::new(&lzw[..]).read_to_end(&mut out).unwrap();
+    assert_eq!(out, [45, 45, 45, 45, 45, 65, 45, 45, 45, 66]);
+}
+
+#[test]
+fn an_image_of_one_filter_is_bounded_by_its_samples() {
+    let dict = b"<</BitsPerComponent 8/ColorSpace/DeviceRGB/Filter/FlateDecode/Height 9000/Length 450317/Subtype/Image/Type/XObject/Width 9000>>";
+    assert_eq!(image_samples(dict), Some(9000 * 9000 * 3));
+    let gray =
+        b"<< /Subtype /Image /Width 10 /Height 3 /BitsPerComponent 1 /ColorSpace /DeviceGray >>";
+    assert_eq!(image_samples(gray), Some(2 * 3));
+    // Indirect sizes, or not an image: no bound from the samples.
+    assert_eq!(
+        image_samples(b"<< /Subtype /Image /Width 5 0 R /Height 3 /BitsPerComponent 8 >>"),
+        None
+    );
+    assert_eq!(
+        image_samples(b"<< /Subtype /Form /Width 5 /Height 3 /BitsPerComponent 8 >>"),
+        None
+    );
+    // A Flate image bomb whose samples are small is not decoded; two filters are.
+    let s = RawStream {
+        data: 0..1_000_000,
+        filters: vec![Filter::Flate],
+        samples: Some(300),
+    };
+    assert_eq!(bound(&s), 300);
+    let s = RawStream {
+        filters: vec![Filter::Flate, Filter::Flate],
+        ..s
+    };
+    assert_eq!(bound(&s), 1_000_000 * 1032 * 1032);
+}
+
+#[test]
+fn a_filter_array_behind_a_reference_counts_every_layer() {
+    let outer = zlib(&zlib(&vec![0u8; 64 << 20]));
+    let doc = one_page(
+        stream("", b"q Q".to_vec()),
+        "",
+        vec![
+            stream("/Filter 6 0 R", outer),
+            obj("[/FlateDecode /FlateDecode]"),
+        ],
+    );
+    let tight = Limits {
+        stream_bytes: 8 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(
+        limit_of(scan(&doc, None, &tight)),
+        Some("stream_bytes".into())
+    );
+}
+
+#[test]
+fn filters_are_read_from_the_dictionary_text() {
+    assert_eq!(
+        filters_of(b"<< /Length 5 /Filter [/FlateDecode /DCTDecode] >>"),
+        vec![Filter::Flate, Filter::Image]
+    );
+    assert_eq!(filters_of(b"<</Filter/Fl/Length 5>>"), vec![Filter::Flate]);
+    assert_eq!(filters_of(b"<< /Length 5 >>"), Vec::<Filter>::new());
+    assert_eq!(filters_of(b"<< /Filter 7 0 R >>"), vec![Filter::Other]);
+}
