@@ -30,7 +30,7 @@ pub use read::{read_text, PageText, Span, TextResult};
 
 /// Editing: the request and result shapes and [`edit::edit`], the entry point.
 pub mod edit {
-    pub use crate::pipeline::{edit, EditError};
+    pub use crate::pipeline::{edit, locate, EditError};
     pub use crate::plan::style::{list_fonts, FontEntry};
     pub use crate::types::*;
     pub use crate::verify::bare_render;

@@ -24,6 +24,15 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The corpus folder: `PDFEDIT_CORPUS` when set (a worktree that is not beside `shared`),
+/// else `../shared/corpus` from the repository.
+pub fn corpus_dir() -> PathBuf {
+    std::env::var_os("PDFEDIT_CORPUS")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared/corpus"))
+}
+
 /// Binds PDFium from `PDFIUM_LIB_PATH` or the repository's vendor folder; `false` (with a
 /// message) when neither exists.
 pub fn init_pdfium() -> bool {
@@ -43,7 +52,7 @@ pub fn init_pdfium() -> bool {
 
 /// The corpus, or `None` (with a message) when `../shared/corpus` is absent.
 pub fn corpus() -> Option<Vec<CorpusFile>> {
-    let dir = repo_root().join("../shared/corpus");
+    let dir = corpus_dir();
     let manifest = dir.join("manifest.json");
     let Ok(text) = std::fs::read_to_string(&manifest) else {
         eprintln!("SKIP: corpus not found at ../shared/corpus");
@@ -102,12 +111,12 @@ pub fn load(name: &str) -> Option<Vec<u8>> {
         return None;
     }
     corpus()?;
-    std::fs::read(repo_root().join("../shared/corpus").join(name)).ok()
+    std::fs::read(corpus_dir().join(name)).ok()
 }
 
 /// The corpus's `manifest.json` entries (test phrases, traits), or `None` when absent.
 pub fn manifest() -> Option<Vec<serde_json::Value>> {
-    let text = std::fs::read_to_string(repo_root().join("../shared/corpus/manifest.json")).ok()?;
+    let text = std::fs::read_to_string(corpus_dir().join("manifest.json")).ok()?;
     Some(serde_json::from_str(&text).expect("manifest parses"))
 }
 
