@@ -142,6 +142,12 @@ export interface EditOptions {
    * plan and the accepted terms).
    */
   watermark_off_allowed?: boolean
+  /** Find text on scanned pages by OCR; replace and delete there are drawn as pixels. */
+  ocr?: OcrOptions
+  /** Give pages read by OCR an invisible text layer in the output. */
+  ocr_text_layer?: boolean
+  /** Leave the changes' preview crops empty (the service renders them on first fetch). */
+  lazy_previews?: boolean
   /** Budgets of this call (set by the service from the caller's plan). */
   limits?: Limits
 }
@@ -219,6 +225,10 @@ export interface EditResult {
   flags: Array<EditFlag>
   /** 1-based pages that carry the 'Edited' mark. */
   marked_pages: Array<number>
+  /** 1-based pages touched by applied edits that were read by OCR (billed five each). */
+  ocr_pages: Array<number>
+  /** Pages this call read by OCR, for the service's cache. */
+  ocr_read: Array<OcrPage>
 }
 
 /** Where an edit applies. */
@@ -290,6 +300,8 @@ export interface EditTimings {
   save: number
   /** Adding the SAMPLE mark. */
   mark: number
+  /** Classifying pages and reading scanned ones by OCR. */
+  ocr: number
   /** The whole engine call. */
   total: number
 }
@@ -335,6 +347,16 @@ export interface FormField {
   page: number
   /** Box of the first widget. */
   box: Array<number>
+  /** A viewer does not let the user change the value (/Ff ReadOnly). */
+  read_only: boolean
+  /** The value must be set when the form is submitted (/Ff Required). */
+  required: boolean
+  /** Text fields: the value may hold line breaks (/Ff Multiline). */
+  multiline: boolean
+  /** Text fields: one character per cell, `max_len` cells (/Ff Comb). */
+  comb: boolean
+  /** Text fields: the most characters the value may hold (/MaxLen); null when unset. */
+  max_len: number | null
 }
 
 /** Binds PDFium from the given shared library (idempotent). */
@@ -359,6 +381,52 @@ export interface Limits {
 
 /** The installed fonts `style.font` may name (no PDFium needed). */
 export declare function listFonts(): Array<FontEntry>
+
+/** OCR of scanned pages (`readText` and `edit`). */
+export interface OcrOptions {
+  /** Tesseract language codes; `eng` when empty. */
+  languages?: Array<string>
+  /** Budget of one page's OCR run in milliseconds (default 60000). */
+  pageBudgetMs?: number
+  /** Pages already read with the same languages (the service's cache). */
+  cached?: Array<OcrPage>
+}
+
+/** The OCR of one page. */
+export interface OcrPage {
+  /** 1-based page. */
+  page: number
+  /** Languages it was read with (`eng+deu`). */
+  languages: string
+  /** Skew undone before reading, degrees. */
+  skew: number
+  /** Words in reading order. */
+  words: Array<OcrWord>
+}
+
+/** The answer of `readTextOcr`: the text, and the pages OCR'd by this call. */
+export interface OcrTextResult {
+  /** Requested pages. */
+  pages: Array<PageText>
+  /** Form fields on the requested pages. */
+  fields: Array<FormField>
+  /** Pages read by OCR in this call (for the service's cache). */
+  ocr: Array<OcrPage>
+}
+
+/** One word read by OCR. */
+export interface OcrWord {
+  /** The word. */
+  text: string
+  /** `[x0, y0, x1, y1]`, points, top-left origin. */
+  box: Array<number>
+  /** 0…100. */
+  confidence: number
+  /** Block number. */
+  block: number
+  /** Line number, 1-based, unique within the page. */
+  line: number
+}
 
 /** Pages, encryption, signatures and form facts of a document. */
 export declare function openInfo(pdf: Buffer, password?: string | undefined | null, limits?: Limits | undefined | null): DocInfo
@@ -404,6 +472,12 @@ export interface RasterSize {
 /** Text spans and form fields, already in the API's shape. */
 export declare function readText(pdf: Buffer, options?: ReadTextOptions | undefined | null): TextResult
 
+/**
+ * Text spans and form fields with scanned pages read by OCR (`options.ocr`), and the
+ * pages this call OCR'd (for the service's cache).
+ */
+export declare function readTextOcr(pdf: Buffer, options: ReadTextOptions): OcrTextResult
+
 /** Options of `readText`. */
 export interface ReadTextOptions {
   /** Password (user or owner). */
@@ -416,6 +490,8 @@ export interface ReadTextOptions {
   text?: boolean
   /** Read form fields (default true). */
   forms?: boolean
+  /** Read scanned pages by OCR. */
+  ocr?: OcrOptions
 }
 
 /** A PNG preview of a page or region, never larger than `maxBytes`. */
@@ -487,6 +563,8 @@ export interface Span {
    * means it continues that span's word (a superscript, a colour change mid-word).
    */
   space_before: boolean
+  /** OCR spans: the recogniser's confidence in the word, 0…100. */
+  confidence?: number
 }
 
 /** The answer of `readText`. */

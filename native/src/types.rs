@@ -260,10 +260,11 @@ pub struct Span {
     /// Baseline angle, degrees counter-clockwise as displayed.
     pub rotation: f64,
     /// Where the text comes from: `text-layer` (the page's content), `annotation` (drawn
-    /// by an annotation's appearance: free text, stamps, signature appearances, filled form
-    /// widgets; listed after the content's spans, with lines and blocks of their own) or
-    /// `ocr` (recognised on a scanned page).
-    #[napi(ts_type = "'text-layer' | 'annotation' | 'ocr'")]
+    /// by an annotation's appearance: free text, stamps, signature appearances),
+    /// `form-field` (drawn by a form widget's appearance: a filled value, a button's
+    /// caption; these two are listed after the content's spans, with lines and blocks of
+    /// their own) or `ocr` (recognised on a scanned page).
+    #[napi(ts_type = "'text-layer' | 'annotation' | 'form-field' | 'ocr'")]
     pub source: String,
     /// A word space separates this span from the previous span of the same line; `false`
     /// means it continues that span's word (a superscript, a colour change mid-word).

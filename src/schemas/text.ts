@@ -51,7 +51,7 @@ const Span = Type.Object(
     rotation: Type.Number({ description: 'Baseline angle, degrees counter-clockwise as displayed.' }),
     source: Type.String({
       description:
-        'text-layer (page content), annotation (drawn by an annotation appearance) or ocr (a scanned page).',
+        'text-layer (page content), annotation (drawn by an annotation appearance), form-field (drawn by a form widget: a filled value) or ocr (a scanned page).',
     }),
     space_before: Type.Boolean({
       description: 'A word space separates this span from the previous span of the same line.',

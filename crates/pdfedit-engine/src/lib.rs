@@ -32,7 +32,7 @@ pub use read::{read_text, read_text_ocr, read_text_within, PageText, Span, TextR
 
 /// Editing: the request and result shapes and [`edit::edit`], the entry point.
 pub mod edit {
-    pub use crate::pipeline::{edit, EditError};
+    pub use crate::pipeline::{edit, locate, EditError};
     pub use crate::plan::style::{list_fonts, FontEntry};
     pub use crate::types::*;
     pub use crate::verify::bare_render;

@@ -41,7 +41,18 @@ pub enum EditError {
 /// Applies `request` to the PDF in `bytes`.
 pub fn edit(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError> {
     let started = Instant::now();
-    let mut result = edit_inner(bytes, request, started)?;
+    let mut result = edit_inner(bytes, request, started, false)?;
+    result.timings.total_ms = ms_since(started);
+    Ok(result)
+}
+
+/// Finds the text of every replace, delete and redact edit of `request` as [`edit`]
+/// would (page content, FreeText appearances, text across lines, other strings of the
+/// document) and stops there: nothing is planned, written or verified. The result lists
+/// the edits not found in `unmatched`; its `pdf` is the input.
+pub fn locate(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditError> {
+    let started = Instant::now();
+    let mut result = edit_inner(bytes, request, started, true)?;
     result.timings.total_ms = ms_since(started);
     Ok(result)
 }
@@ -50,6 +61,7 @@ fn edit_inner(
     bytes: &[u8],
     request: &EditRequest,
     started: Instant,
+    locate_only: bool,
 ) -> Result<EditResult, EditError> {
     let matchers = request
         .edits
@@ -171,6 +183,21 @@ fn edit_inner(
             continue;
         };
         let matches = run.timed_edit(|run| run.find(edit, matcher, span_boxes.as_deref()))?;
+        if locate_only {
+            let found = !matches.is_empty()
+                || match edit.op {
+                    EditOp::Redact => redact::locate(&mut run, edit, matcher)?,
+                    _ => annot::locate(&mut run, edit, matcher, span_boxes.as_deref())?,
+                };
+            if !found {
+                run.result.unmatched.push(Unmatched {
+                    edit_index: edit.index,
+                    op: edit.op,
+                    find: edit.find.clone(),
+                });
+            }
+            continue;
+        }
         // Matches among the OCR words of scanned pages: the text is the image.
         let (scanned, matches): (Vec<_>, Vec<_>) = matches.into_iter().partition(|m| m.ocr);
         if !scanned.is_empty() {
@@ -197,7 +224,8 @@ fn edit_inner(
         }
         if matches.is_empty() {
             let policy = request.options.font_policy;
-            if run.timed_edit(|run| annot::apply(run, edit, matcher, policy))? {
+            let spans = span_boxes.as_deref();
+            if run.timed_edit(|run| annot::apply(run, edit, matcher, policy, spans))? {
                 continue;
             }
             run.result.unmatched.push(Unmatched {
@@ -208,6 +236,11 @@ fn edit_inner(
             continue;
         }
         run.timed_edit(|run| run.apply(edit, matches, request.options.font_policy, 0))?;
+    }
+    if locate_only {
+        let mut result = run.result;
+        result.pdf = bytes.to_vec();
+        return Ok(result);
     }
     if request.edits.iter().any(|e| e.op == EditOp::Redact) {
         redact::finish(&mut run, request, &matchers)?;

@@ -202,13 +202,7 @@ impl Run {
                 found.retain(|m| inside(m.bbox, r.bbox));
             }
             if let (Some(ids), Some(spans)) = (&scope.span_ids, spans) {
-                let boxes: Vec<[f64; 4]> = spans
-                    .iter()
-                    .filter(|p| p.page == number)
-                    .flat_map(|p| p.spans.iter())
-                    .filter(|s| ids.contains(&s.span_id))
-                    .map(|s| s.bbox.map(f64::from))
-                    .collect();
+                let boxes = find::span_boxes(spans, number, ids);
                 found.retain(|m| boxes.iter().any(|b| mostly_overlaps(m.bbox, *b)));
             }
             if let Some(a) = &scope.anchor {

@@ -95,7 +95,7 @@ fn engine_text(pdf: &[u8]) -> (String, String) {
     let mut annot = String::new();
     let mut layer = String::new();
     for s in r.pages.iter().flat_map(|p| p.spans.iter()) {
-        let out = if s.source == "annotation" {
+        let out = if s.source != "text-layer" {
             &mut annot
         } else {
             &mut layer

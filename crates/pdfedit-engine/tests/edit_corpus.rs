@@ -120,7 +120,7 @@ fn annotation_text(pdf: &[u8]) -> String {
         .pages
         .iter()
         .flat_map(|p| p.spans.iter())
-        .filter(|s| s.source == "annotation")
+        .filter(|s| s.source == "annotation" || s.source == "form-field")
         .map(|s| s.text.as_str())
         .collect();
     squash(&text.join(" "))

@@ -250,7 +250,7 @@ fn three_panel(expected: &Image, actual: &Image) -> Image {
 
 /// Runs the case's edit and renders the golden's area of the output.
 fn render_case(case: &Case) -> Option<Image> {
-    let path = repo_root().join("../shared/corpus").join(case.file);
+    let path = common::corpus_dir().join(case.file);
     let pdf = std::fs::read(path).ok()?;
     let request = EditRequest {
         edits: vec![Edit {

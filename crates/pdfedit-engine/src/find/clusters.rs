@@ -84,7 +84,10 @@ pub(crate) fn settle(
         let matched: Vec<char> = line.text[gs.max(s)..ge.min(e)].chars().collect();
         // The glyph's own text must be what the line shows for it: the rest becomes its
         // new text map entry.
-        let whole = page.glyphs.glyphs[g].unicode.as_deref() == Some(&line.text[gs..ge]);
+        let whole = page.glyphs.glyphs[g]
+            .unicode
+            .as_deref()
+            .is_some_and(|u| crate::model::text::fold_forms(u) == line.text[gs..ge]);
         if (gs < s || ge > e) && whole {
             let rest: String =
                 format!("{}{}", &line.text[gs..s.max(gs)], &line.text[e.min(ge)..ge]);

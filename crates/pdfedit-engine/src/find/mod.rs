@@ -255,10 +255,28 @@ pub(crate) fn inside(inner: [f64; 4], outer: [f64; 4]) -> bool {
         && inner[3] <= outer[3] + TOL
 }
 
-/// Whether two boxes overlap by at least half of `a`'s area.
-pub(crate) fn mostly_overlaps(a: [f64; 4], b: [f64; 4]) -> bool {
-    let w = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
-    let h = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
-    let area = ((a[2] - a[0]) * (a[3] - a[1])).max(1e-9);
-    w * h >= 0.5 * area
+/// The boxes (top-left display points) of the spans of 1-based `page` named by `ids`.
+pub(crate) fn span_boxes(
+    spans: &[crate::read::PageText],
+    page: u32,
+    ids: &[String],
+) -> Vec<[f64; 4]> {
+    spans
+        .iter()
+        .filter(|p| p.page == page)
+        .flat_map(|p| p.spans.iter())
+        .filter(|s| ids.contains(&s.span_id))
+        .map(|s| s.bbox.map(f64::from))
+        .collect()
+}
+
+/// Whether a match's box `m` lies in a span's box `span`: they overlap by at least half of
+/// the smaller one. The span's box is PDFium's ink box and the match's the glyphs' advance
+/// from descent to ascent, so a short word's ink ("1", "on") covers well under half of its
+/// match box, and a match that lies in its span covers most of the span's ink.
+pub(crate) fn mostly_overlaps(m: [f64; 4], span: [f64; 4]) -> bool {
+    let w = (m[2].min(span[2]) - m[0].max(span[0])).max(0.0);
+    let h = (m[3].min(span[3]) - m[1].max(span[1])).max(0.0);
+    let area = |b: [f64; 4]| ((b[2] - b[0]) * (b[3] - b[1])).max(1e-9);
+    w * h >= 0.5 * area(m).min(area(span))
 }

@@ -160,6 +160,32 @@ fn advance_along(g: &Glyph, dir: [f64; 2]) -> Option<f64> {
     w.is_finite().then_some(w)
 }
 
+/// Whether `c` is a presentation form: a Latin or Armenian ligature, a Hebrew or Arabic
+/// presentation form, or a vertical or CJK compatibility form.
+fn is_presentation_form(c: char) -> bool {
+    matches!(u32::from(c), 0xFB00..=0xFDFF | 0xFE10..=0xFE1F | 0xFE30..=0xFE4F | 0xFE70..=0xFEFF)
+}
+
+/// A glyph's text as lines (and so finding) read it: presentation forms folded to the
+/// characters they present (NFKC), as PDFium reads them for `/v1/text` ("ﬁ" → "fi", an
+/// Arabic final form → its letter, a vertical bracket "﹁" → "「"). Everything else is
+/// kept as the font maps it.
+pub(crate) fn fold_forms(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    if !text.chars().any(is_presentation_form) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_presentation_form(c) {
+            out.extend(c.to_string().nfkc());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn text_of(glyphs: &[Glyph], members: &[usize], dir: [f64; 2]) -> Line {
     let mut text = String::new();
     let mut byte_glyph = Vec::new();
@@ -168,7 +194,10 @@ fn text_of(glyphs: &[Glyph], members: &[usize], dir: [f64; 2]) -> Line {
     for &i in members {
         let g = &glyphs[i];
         let pos = g.trm[4] * dir[0] + g.trm[5] * dir[1];
-        let uni = g.unicode.clone().unwrap_or_else(|| "\u{FFFD}".into());
+        let uni = g
+            .unicode
+            .as_deref()
+            .map_or_else(|| "\u{FFFD}".into(), fold_forms);
         let is_space = uni.chars().all(char::is_whitespace);
         if let Some(end) = prev_end {
             if pos - end > 0.2 * size_of(g) && !prev_space && !is_space {

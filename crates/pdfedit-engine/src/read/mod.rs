@@ -97,6 +97,8 @@ fn read_opened(
     let mut read = Vec::new();
     // The scratch copy whose pages get their annotations flattened, opened on first need.
     let mut scratch: Option<pdf_render::Document> = None;
+    // The parsed document, for the widgets' boxes (opened on first need).
+    let mut parsed: Option<Option<lopdf::Document>> = None;
     for &p in &wanted {
         let meta = &info.pages[(p - 1) as usize];
         let spans = if text {
@@ -105,8 +107,18 @@ fn read_opened(
                 (Some(o), Some(l)) => scanned_words(doc, p, o, l, &mut read)?,
                 _ => None,
             };
-            let (spans, flat) = page_spans(doc, bytes, password, p, size, scratch.take(), scan)?;
+            let (mut spans, flat) =
+                page_spans(doc, bytes, password, p, size, scratch.take(), scan)?;
             scratch = flat;
+            if spans.iter().any(|s| s.source == ANNOTATION) {
+                let parsed = parsed.get_or_insert_with(|| {
+                    let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
+                    lopdf::Document::load_mem_with_options(bytes, options).ok()
+                });
+                if let Some(d) = parsed.as_ref() {
+                    mark_form_fields(d, p, &mut spans);
+                }
+            }
             spans
         } else {
             Vec::new()
@@ -273,6 +285,46 @@ const OCR: &str = "ocr";
 /// OCR span ids count their words from here, apart from PDFium's character indices.
 const OCR_INDEX_BASE: u32 = 1 << 30;
 const ANNOTATION: &str = "annotation";
+const FORM_FIELD: &str = "form-field";
+
+/// Annotation spans drawn inside a widget's box (a form field's value or caption, as its
+/// appearance shows it) get the source `form-field`.
+fn mark_form_fields(doc: &lopdf::Document, p: u32, spans: &mut [Span]) {
+    use lopdf::Object;
+    let Some(&page_id) = doc.get_pages().get(&p) else {
+        return;
+    };
+    let Ok(page) = doc.get_dictionary(page_id) else {
+        return;
+    };
+    let annots = match page.get(b"Annots").map(|o| doc.dereference(o)) {
+        Ok(Ok((_, Object::Array(a)))) => a.clone(),
+        _ => return,
+    };
+    let widgets: Vec<[f64; 4]> = annots
+        .iter()
+        .filter_map(|a| a.as_reference().ok())
+        .filter(|&id| {
+            doc.get_dictionary(id)
+                .and_then(|d| d.get(b"Subtype"))
+                .and_then(Object::as_name)
+                .is_ok_and(|n| n == b"Widget")
+        })
+        .filter_map(|id| crate::model::text::page_geom_box(doc, page_id, id))
+        .collect();
+    for s in spans.iter_mut().filter(|s| s.source == ANNOTATION) {
+        let c = [
+            f64::from(s.bbox[0] + s.bbox[2]) / 2.0,
+            f64::from(s.bbox[1] + s.bbox[3]) / 2.0,
+        ];
+        if widgets
+            .iter()
+            .any(|w| (w[0]..=w[2]).contains(&c[0]) && (w[1]..=w[3]).contains(&c[1]))
+        {
+            s.source = FORM_FIELD;
+        }
+    }
+}
 
 /// The spans of 1-based page `p`: its content in reading order, then the text of its
 /// annotations' appearances (read from `scratch`, a copy of the document that is opened

@@ -27,9 +27,10 @@ pub struct Span {
     pub block: u32,
     /// Baseline angle in degrees counter-clockwise as displayed (0 = left to right).
     pub rotation: f32,
-    /// `text-layer` (the page's content) or `annotation` (text drawn by an annotation's
-    /// appearance: free text, stamps, signature appearances, filled form widgets). `ocr`
-    /// spans come from the OCR bridge, not from here.
+    /// `text-layer` (the page's content), `annotation` (text drawn by an annotation's
+    /// appearance: free text, stamps, signature appearances) or `form-field` (drawn by a
+    /// form widget's appearance: a filled value, a button's caption). `ocr` spans come
+    /// from the OCR bridge, not from here.
     pub source: &'static str,
     /// Whether a word separator precedes the span on its line. `false` means the span
     /// continues the previous span's word (a superscript, a colour change mid-word).

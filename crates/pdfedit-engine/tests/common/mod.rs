@@ -33,9 +33,9 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// `../shared/corpus` beside the repository, or `PDFEDIT_CORPUS_DIR` when set (a git
-/// worktree one folder deeper).
-fn corpus_dir() -> PathBuf {
+/// The corpus folder: `PDFEDIT_CORPUS_DIR` when set (a worktree that is not beside `shared`),
+/// else `../shared/corpus` from the repository.
+pub fn corpus_dir() -> PathBuf {
     std::env::var_os("PDFEDIT_CORPUS_DIR")
         .filter(|p| !p.is_empty())
         .map(PathBuf::from)

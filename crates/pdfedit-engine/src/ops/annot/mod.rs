@@ -25,11 +25,14 @@ use std::collections::BTreeMap;
 use lopdf::{Document, Object};
 use pdf_content::interp::matrix::transform_rect;
 
-use crate::find::{anchor_end, inside, page_matches, select, Match, Matcher};
+use crate::find::{
+    anchor_end, inside, mostly_overlaps, page_matches, select, span_boxes, Match, Matcher,
+};
 use crate::model::fonts::DocFonts;
 use crate::model::text::display_box;
 use crate::plan::line::plan_page;
 use crate::plan::{streams, Planned, REFLOW_NEEDED};
+use crate::read::PageText;
 use crate::run::{timed, Run};
 use crate::save::save;
 use crate::types::{Change, Edit, EditOp, Fit, FontPolicy, MatchMode, Scope};
@@ -91,6 +94,7 @@ pub(crate) fn apply(
     edit: &Edit,
     matcher: &Matcher,
     policy: FontPolicy,
+    spans: Option<&[PageText]>,
 ) -> Result<bool, Error> {
     let cands = candidates(&run.doc, &edit.scope);
     if cands.is_empty() {
@@ -103,7 +107,7 @@ pub(crate) fn apply(
             views.push(v);
         }
     }
-    let selected = find(run, &views, edit, matcher);
+    let selected = find(run, &views, edit, matcher, spans);
     if selected.iter().all(Vec::is_empty) {
         run.rollback(snapshot);
         if holds::freetext_holds(&run.doc, &edit.scope, matcher) {
@@ -155,7 +159,41 @@ pub(crate) fn apply(
 }
 
 /// The matches in each view, after region, anchor and occurrence.
-fn find(run: &Run, views: &[View], edit: &Edit, matcher: &Matcher) -> Vec<Vec<Match>> {
+/// Whether [`apply`] would deal with a replace or delete that found nothing in the page
+/// content (a FreeText appearance holds the text, or its /Contents does). Changes nothing.
+pub(crate) fn locate(
+    run: &mut Run,
+    edit: &Edit,
+    matcher: &Matcher,
+    spans: Option<&[PageText]>,
+) -> Result<bool, Error> {
+    let cands = candidates(&run.doc, &edit.scope);
+    if cands.is_empty() {
+        return Ok(false);
+    }
+    let snapshot = run.doc.clone();
+    let mut views = Vec::new();
+    for cand in cands {
+        if let Some(v) = appearance::open(&mut run.doc, &mut run.fonts, cand) {
+            views.push(v);
+        }
+    }
+    let found = !find(run, &views, edit, matcher, spans)
+        .iter()
+        .all(Vec::is_empty);
+    run.rollback(snapshot);
+    Ok(found || holds::freetext_holds(&run.doc, &edit.scope, matcher))
+}
+
+/// The matches in each view, filtered by region and span ids (the spans `read_text`
+/// reads from annotation appearances) and selected by anchor and occurrence.
+fn find(
+    run: &Run,
+    views: &[View],
+    edit: &Edit,
+    matcher: &Matcher,
+    spans: Option<&[PageText]>,
+) -> Vec<Vec<Match>> {
     let scope = &edit.scope;
     let icase = edit.match_mode == MatchMode::Icase;
     let mut all = Vec::new();
@@ -173,6 +211,12 @@ fn find(run: &Run, views: &[View], edit: &Edit, matcher: &Matcher) -> Vec<Vec<Ma
             {
                 continue;
             }
+            if let (Some(ids), Some(spans)) = (&scope.span_ids, spans) {
+                let boxes = span_boxes(spans, view.cand.page, ids);
+                if !boxes.iter().any(|b| mostly_overlaps(m.bbox, *b)) {
+                    continue;
+                }
+            }
             m.page = key;
             all.push(m);
         }
@@ -181,10 +225,6 @@ fn find(run: &Run, views: &[View], edit: &Edit, matcher: &Matcher) -> Vec<Vec<Ma
                 anchors.push((key, pos));
             }
         }
-    }
-    // Spans of the text layer do not cover annotations: span_ids never select them.
-    if scope.span_ids.is_some() {
-        all.clear();
     }
     let mut out: Vec<Vec<Match>> = views.iter().map(|_| Vec::new()).collect();
     for mut m in select(all, &anchors, scope.anchor.is_some(), scope.occurrence) {

@@ -379,6 +379,23 @@ fn removed_ink(
     Ok(out)
 }
 
+/// Whether a redaction whose line search found nothing still finds its text, as
+/// [`apply`] and [`finish`] would: broken over lines, or in the document's other strings
+/// (annotations, metadata). Changes nothing.
+pub(crate) fn locate(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<bool, Error> {
+    if !wrapped(run, edit, matcher)?.is_empty() {
+        return Ok(true);
+    }
+    let find = |t: &str| -> Vec<(usize, usize)> {
+        line_matches(matcher, t, "")
+            .into_iter()
+            .map(|(s, e, _)| (s, e))
+            .collect()
+    };
+    let mut copy = run.doc.clone();
+    Ok(!strings::scan(&mut copy, &find, false).is_empty())
+}
+
 /// Occurrences broken over lines, on the pages in scope. Scopes that pick single
 /// occurrences (nth, anchor, spans) keep to what the line search found.
 fn wrapped(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<Vec<Match>, Error> {
