@@ -553,11 +553,12 @@ export interface Span {
   rotation: number
   /**
    * Where the text comes from: `text-layer` (the page's content), `annotation` (drawn
-   * by an annotation's appearance: free text, stamps, signature appearances, filled form
-   * widgets; listed after the content's spans, with lines and blocks of their own) or
-   * `ocr` (recognised on a scanned page).
+   * by an annotation's appearance: free text, stamps, signature appearances),
+   * `form-field` (drawn by a form widget's appearance: a filled value, a button's
+   * caption; these two are listed after the content's spans, with lines and blocks of
+   * their own) or `ocr` (recognised on a scanned page).
    */
-  source: 'text-layer' | 'annotation' | 'ocr'
+  source: 'text-layer' | 'annotation' | 'form-field' | 'ocr'
   /**
    * A word space separates this span from the previous span of the same line; `false`
    * means it continues that span's word (a superscript, a colour change mid-word).

@@ -135,7 +135,7 @@ fn edit_inner(
     let span_boxes = if request.edits.iter().any(|e| e.scope.span_ids.is_some()) {
         let o = request.options.ocr.as_ref();
         Some(
-            crate::read::read_text_checked_ocr(bytes, password, None, true, false, o)?
+            crate::read::read_text_checked(bytes, password, None, true, false, o)?
                 .0
                 .pages,
         )

@@ -17,7 +17,7 @@ use pdf_render::{FieldKind, FieldValue, FormField};
 use crate::{Error, Result};
 
 /// Reads the text layer and/or form fields of the given 1-based pages (all when `None`),
-/// under the default [`crate::Limits`].
+/// under the default [`crate::Limits`], without OCR.
 pub fn read_text(
     bytes: &[u8],
     password: Option<&str>,
@@ -25,25 +25,14 @@ pub fn read_text(
     text: bool,
     forms: bool,
 ) -> Result<TextResult> {
-    Ok(read_text_ocr(bytes, password, pages, text, forms, None)?.0)
-}
-
-/// [`read_text`], with scanned pages read by OCR when `ocr` is given (see [`crate::ocr`]):
-/// their spans are OCR words (`source: "ocr"`, with a confidence). Also returns the pages
-/// OCR'd by this call (not those taken from `ocr.cached`), for the caller's cache.
-pub fn read_text_ocr(
-    bytes: &[u8],
-    password: Option<&str>,
-    pages: Option<Vec<u32>>,
-    text: bool,
-    forms: bool,
-    ocr: Option<&OcrOptions>,
-) -> Result<(TextResult, Vec<OcrPage>)> {
     let limits = crate::Limits::default();
-    read_text_within(bytes, password, pages, text, forms, &limits, ocr)
+    Ok(read_text_within(bytes, password, pages, text, forms, &limits, None)?.0)
 }
 
-/// [`read_text_ocr`] once the document passed the budget scan of `limits`.
+/// [`read_text`] once the document passed the budget scan of `limits`, with scanned pages
+/// read by OCR when `ocr` is given (see [`crate::ocr`]): their spans are OCR words
+/// (`source: "ocr"`, with a confidence). Also returns the pages OCR'd by this call (not
+/// those taken from `ocr.cached`), for the caller's cache.
 pub fn read_text_within(
     bytes: &[u8],
     password: Option<&str>,
@@ -57,19 +46,8 @@ pub fn read_text_within(
     read_opened(&doc, bytes, password, pages, text, forms, ocr)
 }
 
-/// [`read_text`] of a document the caller already checked (the edit pipeline).
+/// [`read_text_within`] of a document the caller already checked (the edit pipeline).
 pub(crate) fn read_text_checked(
-    bytes: &[u8],
-    password: Option<&str>,
-    pages: Option<Vec<u32>>,
-    text: bool,
-    forms: bool,
-) -> Result<TextResult> {
-    Ok(read_text_checked_ocr(bytes, password, pages, text, forms, None)?.0)
-}
-
-/// [`read_text_ocr`] of a document the caller already checked (the edit pipeline).
-pub(crate) fn read_text_checked_ocr(
     bytes: &[u8],
     password: Option<&str>,
     pages: Option<Vec<u32>>,

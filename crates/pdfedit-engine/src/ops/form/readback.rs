@@ -60,7 +60,7 @@ pub(crate) fn check(
 
 /// The document's extracted text (PDFium's characters in reading order), without spaces.
 pub(crate) fn all_text(bytes: &[u8]) -> Result<String, Error> {
-    let text = crate::read::read_text_checked(bytes, None, None, true, false)?;
+    let text = crate::read::read_text_checked(bytes, None, None, true, false, None)?.0;
     Ok(text
         .pages
         .iter()

@@ -29,7 +29,8 @@ pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Re
     }
     let mut out = Vec::new();
     let pdfium_text: Vec<(u32, String)> =
-        crate::read::read_text_checked(bytes, None, None, true, false)?
+        crate::read::read_text_checked(bytes, None, None, true, false, None)?
+            .0
             .pages
             .iter()
             .map(|p| (p.page, p.plain_text()))
