@@ -69,7 +69,8 @@ pub(crate) fn estimate(gray: &[u8], width: u32, height: u32) -> f32 {
     }
 }
 
-/// `gray` turned by `deg` about its centre (bilinear, paper-white outside), same size.
+/// `gray` turned by `deg` about its centre (bilinear, paper-white outside), same size. A page
+/// whose [`estimate`] is `s` is levelled by turning it by `-s`.
 pub(crate) fn rotate(gray: &[u8], width: u32, height: u32, deg: f32) -> Vec<u8> {
     let (w, h) = (width as usize, height as usize);
     let (s, c) = deg.to_radians().sin_cos();
@@ -140,7 +141,7 @@ mod tests {
         let found = estimate(&turned, w, h);
         assert!((found.abs() - 2.0).abs() < 0.3, "found {found}");
         // Turning back by the found angle levels it again.
-        let back = rotate(&turned, w, h, found);
+        let back = rotate(&turned, w, h, -found);
         assert_eq!(estimate(&back, w, h), 0.0);
     }
 }

@@ -191,7 +191,7 @@ pub(crate) fn read_page(
     let skew = deskew::estimate(gray, width, height);
     let rotated;
     let image = if skew != 0.0 {
-        rotated = deskew::rotate(gray, width, height, skew);
+        rotated = deskew::rotate(gray, width, height, -skew);
         &rotated
     } else {
         gray
@@ -238,7 +238,7 @@ fn to_page_words(
             (w.top + w.height) as f32,
         ];
         let px = if skew != 0.0 {
-            deskew::unrotate_box(px, width, height, skew)
+            deskew::unrotate_box(px, width, height, -skew)
         } else {
             px
         };

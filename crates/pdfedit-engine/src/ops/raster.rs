@@ -174,6 +174,14 @@ fn blur(r: &mut Rendered, sigma: f32) {
     };
     let once = pass(&r.cov, true);
     r.cov = pass(&once, false);
+    // Blurring thin strokes lowers their peak: the strokes' cores keep full ink, as the
+    // scan's own do.
+    let peak = r.cov.iter().copied().fold(0.0f32, f32::max);
+    if peak > 0.05 && peak < 1.0 {
+        for v in &mut r.cov {
+            *v = (*v / peak).min(1.0);
+        }
+    }
 }
 
 /// How the image's samples read and write as colour.
@@ -482,6 +490,20 @@ fn choose_face(old: &str, m: &Measured) -> Option<(&'static Face, f32, f32)> {
         let var = ((saa - sa * sa / n.max(1.0)) * (sbb - sb * sb / n.max(1.0))).max(1e-6);
         // Correlation, less a penalty for squeezing: the right face needs little.
         let score = cov / var.sqrt() - 0.5 * k.ln().abs();
+        if let Ok(dir) = std::env::var("PDFEDIT_RASTER_DEBUG") {
+            use std::io::Write;
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(format!("{dir}/faces.txt"))
+            {
+                let _ = writeln!(
+                    f,
+                    "{old}\t{}\tpx {px:.1}\tk {k:.3}\tscore {score:.4}",
+                    face.name
+                );
+            }
+        }
         if best.is_none_or(|b| score > b.3) {
             best = Some((face, px, k, score));
         }
