@@ -20,15 +20,6 @@ pub struct CorpusFile {
     pub annotation_text: Option<&'static str>,
 }
 
-/// `../shared/corpus`, or `PDFEDIT_CORPUS_DIR` when set (a worktree whose parent has no
-/// `shared/`).
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("PDFEDIT_CORPUS_DIR")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared/corpus"))
-}
-
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
