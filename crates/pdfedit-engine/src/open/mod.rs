@@ -102,3 +102,26 @@ fn media_box_size(doc: &lopdf::Document, page: &lopdf::Dictionary) -> Option<(f3
     }
     None
 }
+
+/// The stream objects of one entry of an appearance dictionary (`/N`, `/R` or `/D`): the
+/// stream itself, or each state's stream of a dictionary of states.
+pub(crate) fn appearance_entry_streams(
+    doc: &lopdf::Document,
+    entry: &lopdf::Object,
+) -> Vec<lopdf::ObjectId> {
+    use lopdf::Object;
+    let states = |d: &lopdf::Dictionary| -> Vec<lopdf::ObjectId> {
+        d.iter()
+            .filter_map(|(_, s)| s.as_reference().ok())
+            .collect()
+    };
+    match entry {
+        Object::Reference(id) => match doc.get_object(*id) {
+            Ok(Object::Stream(_)) => vec![*id],
+            Ok(Object::Dictionary(d)) => states(d),
+            _ => Vec::new(),
+        },
+        Object::Dictionary(d) => states(d),
+        _ => Vec::new(),
+    }
+}

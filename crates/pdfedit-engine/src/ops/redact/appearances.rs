@@ -21,23 +21,9 @@ pub(super) fn appearance_streams(doc: &Document, annot: ObjectId) -> Vec<ObjectI
     else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for (_, v) in ap.iter() {
-        match v {
-            Object::Reference(id) => match doc.get_object(*id) {
-                Ok(Object::Stream(_)) => out.push(*id),
-                Ok(Object::Dictionary(states)) => {
-                    out.extend(states.iter().filter_map(|(_, s)| s.as_reference().ok()));
-                }
-                _ => {}
-            },
-            Object::Dictionary(states) => {
-                out.extend(states.iter().filter_map(|(_, s)| s.as_reference().ok()));
-            }
-            _ => {}
-        }
-    }
-    out
+    ap.iter()
+        .flat_map(|(_, v)| crate::open::appearance_entry_streams(doc, v))
+        .collect()
 }
 
 /// Cuts the string out of every string an appearance shows (`Tj`, `TJ`, `'`, `"`),
