@@ -24,6 +24,16 @@ pub fn translate(tx: f64, ty: f64) -> Matrix {
     [1.0, 0.0, 0.0, 1.0, tx, ty]
 }
 
+/// The inverse of `m`, when it has one (a finite determinant not within 1e-12 of zero).
+pub fn invert(m: &Matrix) -> Option<Matrix> {
+    let det = m[0] * m[3] - m[1] * m[2];
+    if det.abs() < 1e-12 || !det.is_finite() {
+        return None;
+    }
+    let (a, b, c, d) = (m[3] / det, -m[1] / det, -m[2] / det, m[0] / det);
+    Some([a, b, c, d, -(m[4] * a + m[5] * c), -(m[4] * b + m[5] * d)])
+}
+
 /// Maps a point.
 pub fn apply(m: &Matrix, x: f64, y: f64) -> (f64, f64) {
     (x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5])

@@ -17,7 +17,7 @@
 use std::sync::OnceLock;
 
 use lopdf::Object;
-use pdf_content::interp::matrix::{transform_rect, Matrix};
+use pdf_content::interp::matrix::{invert, transform_rect, Matrix};
 
 use super::redact::images::{dims, pixel_rect, placements, set_xobject};
 use super::redact::pixels::{rewrite_stream, Samples};
@@ -264,14 +264,7 @@ impl Mapping {
         if det.abs() < 1e-9 {
             return None;
         }
-        let inv = [
-            ctm[3] / det,
-            -ctm[1] / det,
-            -ctm[2] / det,
-            ctm[0] / det,
-            (ctm[2] * ctm[5] - ctm[3] * ctm[4]) / det,
-            (ctm[1] * ctm[4] - ctm[0] * ctm[5]) / det,
-        ];
+        let inv = invert(&ctm)?;
         let (w, h) = (f64::from(w), f64::from(h));
         let ppp = ((w * h) / det.abs()).sqrt();
         Some(Mapping {

@@ -9,7 +9,7 @@
 //! removed again before anything is saved.
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
-use pdf_content::interp::matrix::{multiply, transform_rect, Matrix, IDENTITY};
+use pdf_content::interp::matrix::{invert, multiply, transform_rect, Matrix, IDENTITY};
 
 use crate::model::fonts::{DocFonts, Source};
 use crate::model::text::{build_lines, PageGeom};
@@ -69,16 +69,6 @@ fn rect_of(v: &[f64]) -> Option<[f64; 4]> {
             v[1].max(v[3]),
         ]
     })
-}
-
-/// The inverse of an affine matrix, when it has one.
-fn invert(m: &Matrix) -> Option<Matrix> {
-    let det = m[0] * m[3] - m[1] * m[2];
-    if det.abs() < 1e-12 || !det.is_finite() {
-        return None;
-    }
-    let (a, b, c, d) = (m[3] / det, -m[1] / det, -m[2] / det, m[0] / det);
-    Some([a, b, c, d, -(m[4] * a + m[5] * c), -(m[4] * b + m[5] * d)])
 }
 
 /// The normal appearance stream of an annotation: None when /AP /N is missing, a

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
-use pdf_content::interp::matrix::{multiply, transform_rect, Matrix, IDENTITY};
+use pdf_content::interp::matrix::{invert, multiply, transform_rect, Matrix, IDENTITY};
 use pdf_content::{parse, Op, OpKind, StreamId};
 
 use super::inline::inline_images;
@@ -192,18 +192,7 @@ pub(crate) fn pixel_rect(
     height: u32,
     area: [f64; 4],
 ) -> Option<PixelRect> {
-    let det = ctm[0] * ctm[3] - ctm[1] * ctm[2];
-    if det.abs() < 1e-12 {
-        return None;
-    }
-    let inv = [
-        ctm[3] / det,
-        -ctm[1] / det,
-        -ctm[2] / det,
-        ctm[0] / det,
-        (ctm[2] * ctm[5] - ctm[3] * ctm[4]) / det,
-        (ctm[1] * ctm[4] - ctm[0] * ctm[5]) / det,
-    ];
+    let inv = invert(ctm)?;
     let unit = transform_rect(&inv, area);
     let u0 = unit[0].clamp(0.0, 1.0);
     let u1 = unit[2].clamp(0.0, 1.0);
