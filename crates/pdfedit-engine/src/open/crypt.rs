@@ -81,8 +81,8 @@ fn with_patched_trailer(bytes: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The offset after the file's last `startxref`.
-fn last_startxref(bytes: &[u8]) -> Option<usize> {
+/// The offset after the file's last `startxref` (where its newest xref section starts).
+pub(crate) fn last_startxref(bytes: &[u8]) -> Option<usize> {
     let key = b"startxref";
     let tail_from = bytes.len().saturating_sub(4096);
     let pos = bytes[tail_from..]

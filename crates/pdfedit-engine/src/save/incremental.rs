@@ -11,6 +11,7 @@ use lopdf::encryption::{encrypt_object, EncryptionState};
 use lopdf::xref::XrefType;
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream, Writer};
 
+use crate::open::crypt::last_startxref;
 use crate::Error;
 
 /// Objects lopdf keeps from the input's own structure and never writes back.
@@ -31,24 +32,6 @@ pub(crate) fn changed_ids(before: &Document, after: &Document) -> Vec<ObjectId> 
         .filter(|(id, obj)| !is_structure(obj) && before.objects.get(id) != Some(*obj))
         .map(|(id, _)| *id)
         .collect()
-}
-
-/// The offset after the file's last `startxref` (where its newest xref section starts).
-pub(crate) fn last_startxref(bytes: &[u8]) -> Option<u64> {
-    let key = b"startxref";
-    let tail_from = bytes.len().saturating_sub(4096);
-    let pos = bytes[tail_from..]
-        .windows(key.len())
-        .rposition(|w| w == key)?
-        + tail_from
-        + key.len();
-    let digits: String = bytes[pos..]
-        .iter()
-        .skip_while(|b| b.is_ascii_whitespace())
-        .take_while(|b| b.is_ascii_digit())
-        .map(|&b| char::from(b))
-        .collect();
-    digits.parse().ok()
 }
 
 /// `original` followed by an update holding what `after` changed against `before` (the
@@ -186,6 +169,5 @@ mod tests {
         assert_eq!(r.len(), 2);
         assert_eq!(r[0], (3, vec![(10, 0), (20, 0)]));
         assert_eq!(r[1], (9, vec![(30, 1)]));
-        assert_eq!(last_startxref(b"%PDF\nstartxref\n 77\n%%EOF\n"), Some(77));
     }
 }

@@ -101,12 +101,7 @@ pub(crate) fn apply(
         return Ok(false);
     }
     let snapshot = run.doc.clone();
-    let mut views = Vec::new();
-    for cand in cands {
-        if let Some(v) = appearance::open(&mut run.doc, &mut run.fonts, cand) {
-            views.push(v);
-        }
-    }
+    let views = open_views(run, cands);
     let selected = find(run, &views, edit, matcher, spans);
     if selected.iter().all(Vec::is_empty) {
         run.rollback(snapshot);
@@ -158,7 +153,6 @@ pub(crate) fn apply(
     Ok(true)
 }
 
-/// The matches in each view, after region, anchor and occurrence.
 /// Whether [`apply`] would deal with a replace or delete that found nothing in the page
 /// content (a FreeText appearance holds the text, or its /Contents does). Changes nothing.
 pub(crate) fn locate(
@@ -172,17 +166,21 @@ pub(crate) fn locate(
         return Ok(false);
     }
     let snapshot = run.doc.clone();
-    let mut views = Vec::new();
-    for cand in cands {
-        if let Some(v) = appearance::open(&mut run.doc, &mut run.fonts, cand) {
-            views.push(v);
-        }
-    }
+    let views = open_views(run, cands);
     let found = !find(run, &views, edit, matcher, spans)
         .iter()
         .all(Vec::is_empty);
     run.rollback(snapshot);
     Ok(found || holds::freetext_holds(&run.doc, &edit.scope, matcher))
+}
+
+/// The editable appearance of each candidate annotation (scratch copies in the document:
+/// the caller rolls back or closes them).
+fn open_views(run: &mut Run, cands: Vec<Candidate>) -> Vec<View> {
+    cands
+        .into_iter()
+        .filter_map(|cand| appearance::open(&mut run.doc, &mut run.fonts, cand))
+        .collect()
 }
 
 /// The matches in each view, filtered by region and span ids (the spans `read_text`
