@@ -75,7 +75,8 @@ fn read_opened(
     let mut read = Vec::new();
     // The scratch copy whose pages get their annotations flattened, opened on first need.
     let mut scratch: Option<pdf_render::Document> = None;
-    // The parsed document, for the widgets' boxes (opened on first need).
+    // The parsed document, for the widgets' boxes and the field tree (opened once, on
+    // first need).
     let mut parsed: Option<Option<lopdf::Document>> = None;
     for &p in &wanted {
         let meta = &info.pages[(p - 1) as usize];
@@ -89,11 +90,7 @@ fn read_opened(
                 page_spans(doc, bytes, password, p, size, scratch.take(), scan)?;
             scratch = flat;
             if spans.iter().any(|s| s.source == ANNOTATION) {
-                let parsed = parsed.get_or_insert_with(|| {
-                    let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
-                    lopdf::Document::load_mem_with_options(bytes, options).ok()
-                });
-                if let Some(d) = parsed.as_ref() {
+                if let Some(d) = parsed_once(&mut parsed, bytes, password) {
                     mark_form_fields(d, p, &mut spans);
                 }
             }
@@ -119,12 +116,11 @@ fn read_opened(
             // The field tree as lopdf reads it: radio export values, /MaxLen and the
             // inherited /Ff flags (PDFium's API gives no /MaxLen, and its comb flag misses
             // fields whose flags are inherited).
-            let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
-            if let Ok(tree) = lopdf::Document::load_mem_with_options(bytes, options) {
+            if let Some(tree) = parsed_once(&mut parsed, bytes, password) {
                 if fields.iter().any(|f| f.kind == FieldKind::Radio) {
-                    name_radio_options(&tree, &mut fields);
+                    name_radio_options(tree, &mut fields);
                 }
-                fill_attributes(&tree, &mut fields);
+                fill_attributes(tree, &mut fields);
             }
         }
         fields
@@ -231,6 +227,20 @@ fn name_radio_options(doc: &lopdf::Document, fields: &mut [FormField]) {
         }
         f.options = Some(opts.iter().map(|(_, e)| e.clone()).collect());
     }
+}
+
+/// The document as lopdf reads it, loaded into `slot` on the first call (`None` when lopdf
+/// cannot read it).
+fn parsed_once<'a>(
+    slot: &'a mut Option<Option<lopdf::Document>>,
+    bytes: &[u8],
+    password: Option<&str>,
+) -> Option<&'a lopdf::Document> {
+    slot.get_or_insert_with(|| {
+        let options = lopdf::LoadOptions::with_password(password.unwrap_or(""));
+        lopdf::Document::load_mem_with_options(bytes, options).ok()
+    })
+    .as_ref()
 }
 
 /// Each field's inherited /Ff flags, and /MaxLen for text fields, from the field tree.
