@@ -21,7 +21,7 @@ step "tsc --noEmit" npx --no-install tsc --noEmit -p tsconfig.json
 step "no circular imports" npx --no-install madge --circular --warning dist/src
 
 mkdir -p target
-step "cargo test" bash -c 'set -o pipefail; cargo test --workspace --release 2>&1 | tee target/cargo-test.log'
+step "cargo test" bash -c 'set -o pipefail; cargo test --workspace --profile ci-test 2>&1 | tee target/cargo-test.log'
 step "vitest" npx --no-install vitest run --reporter=default --reporter=json --outputFile=target/vitest.json
 step "schemathesis (OpenAPI conformance)" ./scripts/schemathesis.sh
 
