@@ -96,6 +96,9 @@ describe.skipIf(!HAVE_CORPUS)('pdfedit user commands against a running service (
     expect(res.stdout).toMatch(/PAGE\s+OP\s+TEXT\s+VERIFIED\s+FONT\s+COLLATERAL/);
     expect(res.stdout).toMatch(/1\s+replace\s+Amount Due → Amount Owed\s+true/);
     expect(res.stdout).toContain(`saved: ${out}`);
+    // The invoice is flagged: the table says so, and that the output carries the 'Edited' mark.
+    expect(res.stdout).toMatch(/^flagged: invoice \(/m);
+    expect(res.stdout).toMatch(/^warnings: .*edited_mark/m);
     expect(pdftotext(out)).toContain('Amount Owed');
     expect(res.stderr).toBe(''); // no progress bar into a pipe
 

@@ -205,6 +205,11 @@ export async function runUser(argv: string[], io: UserIo): Promise<number> {
       lines.push(`failed: edit ${f.index} (${f.op}): ${f.reason}: ${f.message}`);
     for (const u of (r.unmatched as Json[] | undefined) ?? [])
       lines.push(`not found: edit ${u.index} (${u.op})${u.find ? ` "${u.find}"` : ''}`);
+    // What the document was classified as (SPEC rule 12) and what the output carries beyond
+    // the edits (the 'Edited' mark, a SAMPLE mark): a user reading only the table must see them.
+    for (const f of (r.flags as Json[] | undefined) ?? []) lines.push(`flagged: ${f.kind} (${f.evidence})`);
+    const warnings = (r.warnings as string[] | undefined) ?? [];
+    if (warnings.length) lines.push(`warnings: ${warnings.join(', ')}`);
     const usage = r.usage as Json | undefined;
     if (usage)
       lines.push(
