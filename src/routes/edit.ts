@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { quotaCheck } from '../billing/meter.js';
 import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { billingSubject } from '../billing/subject.js';
-import { type OpenedDocument, openSource } from '../domain/document.js';
+import { type OpenedDocument, openDocument, openSource } from '../domain/document.js';
 import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
 import type { FileOwner } from '../domain/files.js';
 import {
@@ -55,18 +55,7 @@ async function readMultipart(
   const plan = PLANS[principal?.plan ?? 'keyless'];
   const { file, edits, options, password } = await readEditForm(request, plan.maxFileBytes);
   checkWebhookUrl(options?.webhook_url, fastify.config.allowPrivateUrls);
-  const info = await fastify.engine.open(
-    file,
-    password,
-    engineBudgetMs(plan.name, fastify.config.syncTimeoutMs),
-    plan.engineLimits,
-  );
-  if (info.pageCount > plan.maxPages) {
-    throw new ApiError(
-      'too_large',
-      `The document has ${info.pageCount} pages; the ${plan.name} plan allows ${plan.maxPages}.`,
-    );
-  }
+  const info = await openDocument(fastify, principal, file, password);
   return { doc: { bytes: file, password, info }, sourceFileId: undefined, edits, options };
 }
 

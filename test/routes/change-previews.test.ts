@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FilesSchema } from '../../src/store/files-schema.js';
 import { bearer } from '../helpers/app.js';
 import { corpusPath } from '../helpers/corpus.js';
@@ -111,5 +111,42 @@ describe.skipIf(!HAVE_CORPUS)('change previews rendered on first fetch', () => {
     expect(change.before_preview_url).toMatch(/\/v1\/files\/file_[^/]+\/content\?token=/);
     const png = await get(change.before_preview_url);
     expect(png.statusCode).toBe(200);
+  });
+
+  it('opens an uploaded document in the engine once for many edits (issue 18 item 1)', async () => {
+    // Bytes no other test here sent (a comment after %%EOF), so no open of them is kept yet.
+    const bytes = Buffer.concat([readFileSync(corpusPath(INVOICE)), Buffer.from('\n% open once\n')]);
+    const fileId = await upload(bytes);
+    const opens = vi.spyOn(a.t.app.engine, 'open');
+    try {
+      for (const replace of ['Amount Owed', 'Amount Payable', 'Amount Left']) {
+        const res = await a.t.app.inject({
+          method: 'POST',
+          url: '/v1/edit',
+          headers: bearer(a.key),
+          payload: { source: { file_id: fileId }, edits: [{ find: 'Amount Due', replace }] },
+        });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().changes[0].replace).toBe(replace);
+      }
+      expect(opens).toHaveBeenCalledTimes(1);
+      // The same bytes under a paid plan's budgets are another open (a scan under one plan's
+      // limits says nothing of another's); this key is free, whose limits are the keyless ones.
+      const paid = await a.t.newKey('paid-open-once@example.com', 'growth');
+      a.files.put(INVOICE, bytes);
+      const res = await a.t.app.inject({
+        method: 'POST',
+        url: '/v1/edit',
+        headers: bearer(paid),
+        payload: {
+          source: { url: a.files.url(INVOICE) },
+          edits: [{ find: 'Amount Due', replace: 'Amount Owed' }],
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(opens).toHaveBeenCalledTimes(2);
+    } finally {
+      opens.mockRestore();
+    }
   });
 });
