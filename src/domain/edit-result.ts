@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { EngineEditResult } from '../engine/types.js';
 import { fileUrl } from '../net/tokens.js';
 import { previewUrl } from './change-preview.js';
+import { failedEntries, unmatchedEntries } from './edit-failures.js';
 import { createStoredFile, type FileOwner } from './files.js';
 
 export type EditStatus = 'done' | 'partial' | 'failed';
@@ -109,14 +110,8 @@ export async function buildEditResult(
   return {
     status,
     changes,
-    unmatched: result.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find })),
-    failed: result.failed.map((f) => ({
-      index: f.edit_index,
-      op: f.op,
-      reason: f.reason,
-      message: f.message,
-      ...(f.field ? { field: f.field } : {}),
-    })),
+    unmatched: unmatchedEntries(result),
+    failed: failedEntries(result),
     warnings: result.warnings,
     // SPEC rule 12: what the document was classified as, with the evidence (empty: ordinary).
     flags: (result.flags ?? []).map((f) => ({ kind: f.kind, evidence: f.evidence })),

@@ -1,6 +1,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { charge } from '../billing/meter.js';
 import { fillEdits, MissingPlaceholderError } from '../domain/batch-placeholders.js';
+import { failedEntries, unmatchedEntries } from '../domain/edit-failures.js';
 import { toEngineEdits } from '../domain/edit-request.js';
 import { type JobRequest, jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
 import { runEdit } from '../domain/run-edit.js';
@@ -133,13 +134,8 @@ async function runRecord(
     if (outcome.kind === 'all_failed') {
       return {
         ...recordError(index, new ApiError('edit_failed', 'Every edit that matched failed verification.')),
-        unmatched: r.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find })),
-        failed: r.failed.map((f) => ({
-          index: f.edit_index,
-          op: f.op,
-          reason: f.reason,
-          message: f.message,
-        })),
+        unmatched: unmatchedEntries(r),
+        failed: failedEntries(r),
         warnings: r.warnings,
       };
     }

@@ -4,6 +4,7 @@ import { quotaCheck } from '../billing/meter.js';
 import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { billingSubject } from '../billing/subject.js';
 import { type OpenedDocument, openDocument, openSource } from '../domain/document.js';
+import { failedEntries, unmatchedEntries } from '../domain/edit-failures.js';
 import { checkOptions, toEngineEdits } from '../domain/edit-request.js';
 import type { FileOwner } from '../domain/files.js';
 import {
@@ -238,14 +239,8 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
             'Every edit that matched failed verification and was rolled back.',
             {
               extra: {
-                failed: result.failed.map((f) => ({
-                  index: f.edit_index,
-                  op: f.op,
-                  reason: f.reason,
-                  message: f.message,
-                  ...(f.field ? { field: f.field } : {}),
-                })),
-                unmatched: result.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find })),
+                failed: failedEntries(result),
+                unmatched: unmatchedEntries(result),
               },
             },
           );

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { charge, usageOf } from '../../src/billing/meter.js';
 import { ensureAccount } from '../../src/domain/accounts.js';
@@ -8,6 +9,7 @@ import { download, namesCsv, pdfTexts, waitForJob } from '../helpers/jobs.js';
 import { type FileServer, serveFiles } from '../helpers/serve.js';
 
 const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
+const FORM = 'form-libreoffice-writer-needappearances.pdf';
 const EDITS = [{ find: 'Bayside Wholesale', replace: '{name} Wholesale' }];
 
 interface RecordEntry {
@@ -67,6 +69,33 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
       // Billed once for the batch: the pages of the two applied records.
       expect(job.pages_billed).toBe(2);
       expect(job.usage).toMatchObject({ pages_billed: 2 });
+    });
+
+    it('keeps each failed edit whole in a record, `field` included', async () => {
+      files.put(FORM, readFileSync(corpusPath(FORM)));
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/batch',
+        headers: bearer(key),
+        payload: {
+          template: { url: files.url(FORM) },
+          edits: [{ op: 'form', fields: { 'No such field': '{n}' } }],
+          records: [{ n: '1' }],
+        },
+      });
+      expect(res.statusCode, res.body).toBe(202);
+      const job = await waitForJob(t.app, key, res.json().job_id);
+      const [record] = job.records as (RecordEntry & { failed: Record<string, unknown>[] })[];
+      expect(record!.status).toBe('failed');
+      expect(record!.failed).toEqual([
+        expect.objectContaining({
+          index: 0,
+          op: 'form',
+          reason: 'field_not_found',
+          field: 'No such field',
+        }),
+      ]);
+      expect(job.pages_billed).toBe(0);
     });
 
     it.runIf(kind === 'sqlite')(
