@@ -1,5 +1,7 @@
 //! The characters PDFium extracts from a page, in API coordinates.
 
+use std::collections::HashMap;
+
 use pdfium_render::prelude::*;
 
 use crate::document::{page_transform, Document};
@@ -62,7 +64,28 @@ pub(crate) fn chars_of(page: &PdfPage, transform: &PageTransform) -> Result<Vec<
             .map_err(|e| Error::pdfium("extracting page text", e))?;
         let chars = text.chars();
         let mut out = Vec::with_capacity(chars.len());
+        // What PDFium says of a character's font comes from its font descriptor, the same for
+        // every character of that font; asked per character it is seven calls (each flag
+        // re-reads the name), a twelfth of a 15-page document's reading. Kept per font name
+        // on this page; characters of a font without a name are asked each time.
+        let mut fonts: HashMap<String, FontFacts> = HashMap::new();
         for c in chars.iter() {
+            let font = c.font_name();
+            let facts = match fonts.get(&font) {
+                Some(f) => *f,
+                None => {
+                    let f = FontFacts {
+                        weight: c.font_weight().map(weight_value),
+                        italic: c.font_is_italic(),
+                        monospace: c.font_is_fixed_pitch(),
+                        serif: c.font_is_serif(),
+                    };
+                    if !font.is_empty() {
+                        fonts.insert(font.clone(), f);
+                    }
+                    f
+                }
+            };
             let generated = c.is_generated().unwrap_or(false);
             let bbox = c
                 .tight_bounds()
@@ -92,12 +115,12 @@ pub(crate) fn chars_of(page: &PdfPage, transform: &PageTransform) -> Result<Vec<
                 bbox,
                 advance_box,
                 origin,
-                font: c.font_name(),
+                font,
                 size: effective_size(&c),
-                weight: c.font_weight().map(weight_value),
-                italic: c.font_is_italic(),
-                monospace: c.font_is_fixed_pitch(),
-                serif: c.font_is_serif(),
+                weight: facts.weight,
+                italic: facts.italic,
+                monospace: facts.monospace,
+                serif: facts.serif,
                 color,
                 angle,
                 invisible: matches!(
@@ -108,6 +131,15 @@ pub(crate) fn chars_of(page: &PdfPage, transform: &PageTransform) -> Result<Vec<
         }
         Ok(out)
     }
+}
+
+/// The font descriptor's facts of one font, as PDFium reports them for its characters.
+#[derive(Clone, Copy)]
+struct FontFacts {
+    weight: Option<u32>,
+    italic: bool,
+    monospace: bool,
+    serif: bool,
 }
 
 /// Tf size times the vertical scale of the glyph's matrix. pdfium-render's own scaled size
