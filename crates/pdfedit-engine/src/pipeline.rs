@@ -15,7 +15,7 @@ use crate::find::compile;
 use crate::flags;
 use crate::model::fonts::DocFonts;
 use crate::open::crypt;
-use crate::ops::{annot, edited_mark, mark, redact};
+use crate::ops::{annot, edited_mark, form, mark, redact};
 use crate::plan::style;
 use crate::run::{ms_since, timed, OcrRun, Run};
 use crate::save::{incremental, save, signatures};
@@ -187,7 +187,16 @@ fn edit_inner(
             let found = !matches.is_empty()
                 || match edit.op {
                     EditOp::Redact => redact::locate(&mut run, edit, matcher)?,
-                    _ => annot::locate(&mut run, edit, matcher, span_boxes.as_deref())?,
+                    _ => {
+                        annot::locate(&mut run, edit, matcher, span_boxes.as_deref())?
+                            || !form::text::field_edits(
+                                &run.doc,
+                                edit,
+                                matcher,
+                                span_boxes.as_deref(),
+                            )
+                            .is_empty()
+                    }
                 };
             if !found {
                 run.result.unmatched.push(Unmatched {
@@ -226,6 +235,9 @@ fn edit_inner(
             let policy = request.options.font_policy;
             let spans = span_boxes.as_deref();
             if run.timed_edit(|run| annot::apply(run, edit, matcher, policy, spans))? {
+                continue;
+            }
+            if run.timed_edit(|run| run.form_text(edit, matcher, spans, policy))? {
                 continue;
             }
             run.result.unmatched.push(Unmatched {

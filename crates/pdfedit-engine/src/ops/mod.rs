@@ -14,8 +14,9 @@ pub(crate) mod raster;
 pub(crate) mod redact;
 pub(crate) mod replace;
 
-use crate::find::{anchor_end, compile};
+use crate::find::{anchor_end, compile, Matcher};
 use crate::model::fonts::DocFonts;
+use crate::read::PageText;
 use crate::run::Run;
 use crate::types::{At, Edit, EditOp, Fit, FontPolicy, FormSpec, Occurrence, Scope, Unmatched};
 use crate::Error;
@@ -40,6 +41,33 @@ impl Run {
         self.fonts = DocFonts::default();
         self.models.clear();
         Ok(())
+    }
+
+    /// A replace or delete that found nothing on the pages, applied to the text fields whose
+    /// value holds its text (see [`form::text`]). Returns whether a field held it (written,
+    /// or failed with the form operation's reason); false means the edit is unmatched.
+    pub(crate) fn form_text(
+        &mut self,
+        edit: &Edit,
+        matcher: &Matcher,
+        spans: Option<&[PageText]>,
+        policy: FontPolicy,
+    ) -> Result<bool, Error> {
+        let edits = form::text::field_edits(&self.doc, edit, matcher, spans);
+        if edits.is_empty() {
+            return Ok(false);
+        }
+        let before = self.result.changes.len();
+        self.form(edit, &form::text::spec_of(&edits), policy)?;
+        // A change says what was found and what replaced it, as on a page; `value` holds
+        // the field's whole new value.
+        for c in &mut self.result.changes[before..] {
+            if let Some(e) = edits.iter().find(|e| c.field.as_ref() == Some(&e.name)) {
+                c.find = e.found.first().cloned().unwrap_or_default();
+                c.replace = e.replacement.first().cloned().unwrap_or_default();
+            }
+        }
+        Ok(true)
     }
 
     /// An `insert` edit. Inline after an anchor it is a replace of the anchor by anchor +

@@ -11,6 +11,7 @@ mod appearance;
 mod flatten;
 mod font;
 pub(crate) mod readback;
+pub(crate) mod text;
 mod value;
 
 use std::collections::{BTreeMap, HashMap};
