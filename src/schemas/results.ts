@@ -24,7 +24,10 @@ export const Change = Type.Object(
     after_preview_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     text: Type.Optional(Type.String({ description: 'insert: the text added.' })),
     field: Type.Optional(
-      Type.Union([Type.String(), Type.Null()], { description: 'form: the fully qualified field name.' }),
+      Type.Union([Type.String(), Type.Null()], {
+        description:
+          'form: the fully qualified field name; replace or delete: the filled field whose value held the text.',
+      }),
     ),
     value: Type.Optional(
       Type.Union([Type.String(), Type.Boolean(), Type.Array(Type.String()), Type.Null()], {

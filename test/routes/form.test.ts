@@ -124,6 +124,32 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit op form', 
     expect(back.get('Nationality')).toBe('French');
   });
 
+  it('replaces text the user sees in a filled field: the field is rewritten and read back', async () => {
+    // Found by a span of /v1/text, as a client would: the form-field span that shows "Cedar".
+    const text = await a.t.app.inject({
+      method: 'POST',
+      url: '/v1/text',
+      headers: bearer(a.key),
+      payload: { source: source(FANCY) },
+    });
+    expect(text.statusCode, text.body).toBe(200);
+    const spans = (text.json().pages[0].spans as { span_id: string; text: string; source: string }[]).filter(
+      (s) => s.source === 'form-field' && s.text.includes('Cedar'),
+    );
+    expect(spans.length).toBe(1);
+    const res = await edit(source(FANCY), [
+      { op: 'replace', find: 'Cedar', replace: 'Birch', scope: { span_ids: [spans[0]!.span_id] } },
+    ]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.status, JSON.stringify(body.failed)).toBe('done');
+    expect(body.changes).toEqual([
+      expect.objectContaining({ op: 'replace', field: 'First Name 🚀', value: 'Birch', verified: true }),
+    ]);
+    const back = new Map((await fieldsOf({ file_id: body.output.file_id })).map((f) => [f.name, f.value]));
+    expect(back.get('First Name 🚀')).toBe('Birch');
+  });
+
   it('flattens: the values are page text and no field is left', async () => {
     const res = await edit(source(LIBRE), [
       { op: 'form', fields: { 'Last Name': 'Müller', 'First Name': 'Ελένη', gdpr: true }, flatten: true },
