@@ -367,6 +367,39 @@ impl Font {
     pub fn style(&self) -> FontStyle {
         descriptor::style_of(&self.base_font, &self.descriptor)
     }
+
+    /// How this font looks, for choosing the nearest installed face: class from the
+    /// descriptor's flags (serif also when the name says Roman, Times or Serif), style as
+    /// [`Font::style`], the descriptor's x-height, and the mean width of the lowercase
+    /// Latin letters it can encode.
+    pub fn appearance(&self) -> crate::nearest::Appearance {
+        let d = &self.descriptor;
+        let style = self.style();
+        let name = self.base_font.to_ascii_lowercase();
+        let serif = d.flags.serif()
+            || [
+                "roman", "times", "serif", "garamond", "cmr", "minion", "georgia",
+            ]
+            .iter()
+            .any(|k| name.contains(k) && !name.contains("sans"));
+        let widths: Vec<f64> = ('a'..='z')
+            .filter_map(|c| self.encode(&c.to_string()).ok())
+            .map(|codes| self.width(self.next_code(&codes).0))
+            .filter(|w| *w > 0.0)
+            .collect();
+        crate::nearest::Appearance {
+            serif,
+            fixed: d.flags.fixed_pitch(),
+            bold: style.bold,
+            italic: style.italic || d.italic_angle.abs() > 1.0,
+            x_height: d.x_height.max(0.0),
+            lower_width: if widths.len() >= 5 {
+                widths.iter().sum::<f64>() / widths.len() as f64
+            } else {
+                0.0
+            },
+        }
+    }
     /// The font descriptor's metrics and flags.
     pub fn descriptor(&self) -> &Descriptor {
         &self.descriptor

@@ -22,6 +22,7 @@ pub mod encodings;
 mod error;
 mod font;
 mod metrics;
+pub mod nearest;
 mod obj;
 mod program;
 pub mod registry;

@@ -163,7 +163,14 @@ fn substitute(
     policy: FontPolicy,
 ) -> Result<Chosen, Refusal> {
     let style = own.style();
-    let Some(resolved) = registry().resolve(&own.family(), style.bold, style.italic) else {
+    let named = registry().resolve(&own.family(), style.bold, style.italic);
+    // A family no twin or named look-alike serves: the installed face nearest to it.
+    let nearest = || {
+        (policy != FontPolicy::MetricOnly)
+            .then(|| registry().nearest(&own.appearance()))
+            .flatten()
+    };
+    let Some(resolved) = named.or_else(nearest) else {
         let reason = if policy == FontPolicy::MetricOnly {
             "no_metric_font"
         } else {
