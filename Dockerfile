@@ -16,6 +16,8 @@ COPY scripts/fetch-pdfium.sh scripts/
 RUN ./scripts/fetch-pdfium.sh
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
+COPY scripts/install-fonts.cjs scripts/
+RUN node scripts/install-fonts.cjs /app/vendor/fonts
 COPY Cargo.toml Cargo.lock ./
 COPY crates crates
 COPY native native
@@ -36,6 +38,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY --from=build /app/vendor/pdfium vendor/pdfium
+COPY --from=build /app/vendor/fonts /usr/local/share/fonts/pdfedit
 COPY --from=build /app/native/index.js /app/native/index.d.ts /app/native/package.json native/
 COPY --from=build /app/native/*.node native/
 COPY bin bin

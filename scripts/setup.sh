@@ -72,6 +72,20 @@ if [ ! -f node_modules/.pdfedit-lock ] || [ "$(cat node_modules/.pdfedit-lock)" 
   echo "$lock_hash" > node_modules/.pdfedit-lock
 fi
 
+# --- Fonts from npm ---------------------------------------------------------------------
+# Metric twins no Debian package carries, from pinned npm packages (scripts/install-fonts.cjs):
+# Gelasio for Georgia. Installed where the engine's font registry looks by default.
+fonts_dir=/usr/local/share/fonts/pdfedit
+gelasio_pkg=node_modules/@fontsource/gelasio/package.json
+if [ "$(id -u)" = 0 ]; then
+  if [ ! -f "$fonts_dir/Gelasio-Regular.ttf" ] || [ "$gelasio_pkg" -nt "$fonts_dir/Gelasio-Regular.ttf" ]; then
+    log "installing Gelasio (Georgia's metric twin) into $fonts_dir"
+    node scripts/install-fonts.cjs "$fonts_dir"
+  fi
+elif [ ! -f "$fonts_dir/Gelasio-Regular.ttf" ]; then
+  echo "setup: not root: Gelasio (Georgia's metric twin) not installed; as root: node scripts/install-fonts.cjs $fonts_dir" >&2
+fi
+
 # --- Python test tools ------------------------------------------------------------------
 # moto_server (the S3-compatible server of the blob-store tests) and schemathesis, pinned
 # in scripts/python-tools.txt, in a project venv so the system Python stays untouched.

@@ -241,14 +241,15 @@ const FAMILIES: &[Family] = &[
     ], None),
     family("Calibri", &["calibri"], Class::Sans, &[twin("Carlito", STD, "ttf", &["Calibri"])], None),
     family("Cambria", &["cambria"], Class::Serif, &[twin("Caladea", STD, "ttf", &["Cambria"])], None),
-    // Gelasio is Georgia's metric twin but is not packaged in Debian. Georgia itself is not
-    // installed either, so no look-alike's widths can be checked against it (the test
+    // Gelasio is Georgia's metric twin; no Debian package carries it, so scripts/setup.sh
+    // installs it from the pinned npm package @fontsource/gelasio (scripts/install-fonts.cjs).
+    // Georgia itself is not installed, so its widths cannot be checked here (the test
     // `look_alike_candidates_measured` prints the installed serifs' widths for review).
-    // DejaVu Serif shares its screen-serif design: large x-height, wide set.
+    // Without Gelasio: DejaVu Serif shares its screen-serif design (large x-height, wide set).
     family("Georgia", &["georgia"], Class::Serif, &[
         twin("Gelasio", STD, "ttf", &["Georgia"]),
         DEJAVU_SERIF,
-    ], Some("no packaged metric twin (Gelasio is not in Debian); DejaVu Serif look-alike")),
+    ], Some("Gelasio (from npm, installed by scripts/setup.sh) not installed; DejaVu Serif look-alike")),
     // Selawik is Microsoft's open Segoe UI fallback, not packaged in Debian either.
     family("Segoe UI", &["segoeui", "segoe"], Class::Sans, &[
         twin("selawk", SELAWIK, "ttf", &["Segoe UI"]),

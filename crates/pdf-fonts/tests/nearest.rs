@@ -114,3 +114,28 @@ fn class_and_style_are_kept() {
         mono.name
     );
 }
+
+#[test]
+fn gelasio_from_npm_serves_georgia_and_embeds() {
+    let reg = Registry::discover();
+    let Some(path) = reg.file("Gelasio-Regular.ttf") else {
+        eprintln!("SKIP: Gelasio is not installed (scripts/setup.sh installs it as root)");
+        return;
+    };
+    let georgia = reg
+        .resolve("Georgia", false, false)
+        .expect("Georgia resolves");
+    assert_eq!(georgia.kind, Kind::MetricTwin);
+    assert_eq!(georgia.name, "Gelasio-Regular");
+    // The TrueType that scripts/install-fonts.cjs rebuilt from WOFF parses, measures like a
+    // text serif, and subsets into a PDF font that encodes Latin-1 text.
+    let m = measure(path).expect("Gelasio measures");
+    assert!(m.x_height > 450.0 && m.x_height < 520.0, "{m:?}");
+    let mut doc = lopdf::Document::with_version("1.7");
+    let text = "Façade Zürich";
+    let font = pdf_fonts::embed::embed_font_file(&mut doc, path, text).expect("embeds");
+    assert_eq!(
+        font.encode(text).expect("encodes").len(),
+        2 * text.chars().count()
+    );
+}
