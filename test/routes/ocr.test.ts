@@ -3,10 +3,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildScanFixture } from '../../fixtures/scan/generate.js';
 import { installedOcrLanguages } from '../../src/engine/ocr-cache.js';
+import type { BillingSchema } from '../../src/store/billing-schema.js';
 import { bearer } from '../helpers/app.js';
 import { corpus, corpusPath } from '../helpers/corpus.js';
 import { type EditApp, startEditApp } from '../helpers/edit-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
+import { waitForJob } from '../helpers/jobs.js';
 
 /** Issue 19: scanned pages read by OCR, found, and edited as pixels. */
 
@@ -160,6 +162,47 @@ describe.skipIf(!haveTesseract)('OCR of scanned pages', () => {
     } finally {
       await served.close();
     }
+  });
+
+  it('bills a batch five per OCR page, and checks its quota at five a page', async () => {
+    const batch = (records: Record<string, string>[]) =>
+      a.t.app.inject({
+        method: 'POST',
+        url: '/v1/batch',
+        headers: bearer(a.key),
+        payload: {
+          template: { url: a.files.url('fixture.pdf') },
+          edits: [{ find: 'Hamburg', replace: '{city}' }],
+          options: { ocr: true },
+          records,
+        },
+      });
+    // 50 records of one page: 50 units without OCR (the free plan has 200), 250 with it.
+    const tooMany = await batch(Array.from({ length: 50 }, () => ({ city: 'Bremen' })));
+    expect(tooMany.statusCode, tooMany.body).toBe(402);
+    expect(tooMany.json().error.code).toBe('quota_exceeded');
+    expect(tooMany.json().usage.pages_needed).toBe(250);
+
+    const res = await batch([{ city: 'Bremen' }, { city: 'Berlin' }]);
+    expect(res.statusCode, res.body).toBe(202);
+    const jobId = res.json().job_id as string;
+    const job = await waitForJob(a.t.app, a.key, jobId);
+    expect(job.status, JSON.stringify(job)).toBe('done');
+    const records = job.records as { status: string; pages: number; ocr_pages: number; changes: unknown[] }[];
+    for (const r of records) {
+      expect(r).toMatchObject({ status: 'done', pages: 5, ocr_pages: 1 });
+      expect(r.changes).toEqual([expect.objectContaining({ font_source: 'raster', verified: true })]);
+    }
+    expect(job.pages_billed).toBe(10);
+    expect(job.usage).toMatchObject({ pages_billed: 10 });
+    // The ledger row keeps the page and OCR page counts apart.
+    const row = await a.t.app.db
+      .withTables<BillingSchema>()
+      .selectFrom('usage_charges')
+      .select(['pages', 'ocr_pages', 'billed'])
+      .where('work_id', '=', jobId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ pages: 2, ocr_pages: 2, billed: 10 });
   });
 
   it("gives the OCR'd page an invisible text layer with ocr_text_layer", async () => {
