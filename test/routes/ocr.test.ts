@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildScanFixture } from '../../fixtures/scan/generate.js';
-import { installedOcrLanguages } from '../../src/engine/ocr-cache.js';
+import { installedOcrLanguages, OcrCache, ocrCacheFor } from '../../src/engine/ocr-cache.js';
 import type { BillingSchema } from '../../src/store/billing-schema.js';
 import { bearer } from '../helpers/app.js';
 import { corpus, corpusPath } from '../helpers/corpus.js';
@@ -240,6 +240,16 @@ describe.skipIf(!haveTesseract)('OCR of scanned pages', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().changes[0].font_source).not.toBe('raster');
     expect(res.json().usage.pages_billed).toBe(1);
+    const read = await text('text.pdf', { ocr: true });
+    expect(read.statusCode, read.body).toBe(200);
+    expect((read.json() as TextAnswer).pages.flatMap((p) => p.spans).some((s) => s.source === 'ocr')).toBe(
+      false,
+    );
+    // Nothing was read by OCR: the cache of OCR'd pages holds nothing for the document.
+    const cache = ocrCacheFor(a.t.app.config);
+    expect(
+      cache.get(OcrCache.docKey(readFileSync(corpusPath('font-tt-subset-libreoffice-trivial.pdf'))), 'eng'),
+    ).toEqual([]);
   });
 
   it.skipIf(!HAVE_CORPUS)(
