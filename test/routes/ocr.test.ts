@@ -135,6 +135,8 @@ describe.skipIf(!haveTesseract)('OCR of scanned pages', () => {
       }),
     ]);
     expect(body.changes[0].collateral_pixels).toBe(0);
+    // The line is Times: the serif regular face, told by the strokes and ink of the line.
+    expect(body.changes[0].font_used).toBe('LiberationSerif');
     expect(body.usage.pages_billed).toBe(5);
     const out = await a.download(body.output.url);
     for (const [name, url] of [
@@ -203,6 +205,14 @@ describe.skipIf(!haveTesseract)('OCR of scanned pages', () => {
       .where('work_id', '=', jobId)
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ pages: 2, ocr_pages: 2, billed: 10 });
+  });
+
+  it('redraws a word of a Helvetica line in the sans regular face', async () => {
+    const res = await a.edit('fixture.pdf', [{ find: 'Customer', replace: 'Patron' }], { ocr: true });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().changes).toEqual([
+      expect.objectContaining({ font_source: 'raster', verified: true, font_used: 'LiberationSans' }),
+    ]);
   });
 
   it("gives the OCR'd page an invisible text layer with ocr_text_layer", async () => {
