@@ -19,9 +19,9 @@ use std::sync::OnceLock;
 use lopdf::Object;
 use pdf_content::interp::matrix::{invert, transform_rect, Matrix};
 
-use super::redact::images::{dims, pixel_rect, placements, set_xobject};
-use super::redact::pixels::{rewrite_stream, Samples};
 use crate::find::Match;
+use crate::image::placements::{dims, pixel_rect, placements, set_xobject};
+use crate::image::samples::{rewrite_stream, PixelRect, Samples};
 use crate::model::text::PageGeom;
 use crate::ocr::{self, OcrWord};
 use crate::run::{timed, Run};
@@ -298,7 +298,7 @@ impl Mapping {
     }
 
     /// The image pixels a displayed box touches.
-    fn pixel_box(&self, b: [f64; 4]) -> Option<super::redact::pixels::PixelRect> {
+    fn pixel_box(&self, b: [f64; 4]) -> Option<PixelRect> {
         let (ax, ay) = self.geom.user_point(b[0], b[1]);
         let (bx, by) = self.geom.user_point(b[2], b[3]);
         let user = [ax.min(bx), ay.min(by), ax.max(bx), ay.max(by)];
