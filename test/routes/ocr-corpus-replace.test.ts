@@ -38,10 +38,11 @@ function render(dir: string, pdf: string, name: string, dpi: number): Gray {
 }
 
 const CASES = [{ file: 'scan-linn-brochure-2col-tiff2pdf.pdf', find: 'performance', replace: 'pertinence' }];
-// Not yet: on scan-rotated-skewed.pdf (the same brochure, turned and skewed) the words tried
-// ("powerful", "amazingly", "synthesizers", "remarkable") are rolled back by read-back
-// (and "Sequencer" by 6 pixels outside the box): the word is measured and drawn level on a
-// skewed line, so its x-height band reads taller than it is and the new word sits askew.
+// Not yet: on scan-rotated-skewed.pdf (the same brochure on a page turned by /Rotate 90,
+// skewed and with curved lines) the words tried ("powerful", "amazingly", "synthesizers",
+// "remarkable") are still rolled back by read-back, even now that the word is measured and
+// drawn along the page's skew (OCR reads parts: "skin" for "strikingly", "rum" for
+// "instruments").
 
 describe.skipIf(!haveTesseract || !HAVE_CORPUS)(
   'replace on corpus scans, checked by Poppler and Tesseract',

@@ -2,13 +2,15 @@
 //! "raster"`).
 //!
 //! For each OCR match: the image the page draws under the word is decoded; a crop of it
-//! aligned with the displayed page is measured (paper and ink levels, ink box, baseline,
-//! stroke blur); the installed font whose rendering of the old word best overlaps the old
-//! ink (Liberation Sans or Serif, regular or bold, sized from the cap or x-height and
-//! condensed to the old word's width) draws the new word with `fontdue`; the old word is
-//! painted out with paper pixels taken from the same image row beside it (the paper's own
-//! texture and shading, not a flat box), the new word blended on top in the ink colour of
-//! the old word's darkest pixels, slightly blurred like the scan; the image is written back
+//! aligned with the word's frame (the displayed page turned by the page's skew as OCR found
+//! it) is measured (paper and ink levels, ink box, x-height band, baseline, stroke blur);
+//! the Liberation face (Sans or Serif, regular or bold) is chosen by the strokes of the
+//! word's line, the ink mass and how its rendering of the old word matches the old ink,
+//! sized from the x-height and letter-spaced to the old word's width, and draws the new
+//! word with `fontdue`; the old word is painted out with paper pixels taken from the same
+//! image row beside it (within the paper's spread of grey: its mean where the paper is
+//! flat, its texture where not), the new word blended on top in the ink colour of the old
+//! word's darkest pixels, slightly blurred like the scan; the image is written back
 //! (Flate, or CCITT Group 4 for a fax image; every other sample keeps its value) in a copy
 //! the page points at. The change is verified like every edit (nothing outside its box
 //! moves), and OCR of the new render must read the new word (else `failed[]` with reason
@@ -257,6 +259,9 @@ struct Mapping {
     h: f64,
     /// Image pixels per displayed point.
     ppp: f64,
+    /// The word's frame: displayed points turned by the page's skew about the word's centre
+    /// (sine, cosine, centre), so that a word on a skewed line is measured and drawn along it.
+    turn: (f64, f64, (f64, f64)),
 }
 
 impl Mapping {
@@ -275,11 +280,50 @@ impl Mapping {
             w,
             h,
             ppp,
+            turn: (0.0, 1.0, (0.0, 0.0)),
         })
     }
 
-    /// Displayed point → image pixel (fractional).
-    fn to_image(&self, dx: f64, dy: f64) -> (f64, f64) {
+    /// Measures and draws along a line that rises to the right by `skew_deg` (the page's
+    /// skew as OCR found it), about `centre` (displayed points).
+    fn along(&mut self, skew_deg: f32, centre: (f64, f64)) {
+        let (sin, cos) = f64::from(skew_deg).to_radians().sin_cos();
+        self.turn = (sin, cos, centre);
+    }
+
+    /// Frame point → displayed point: the frame's x axis runs along the line, (cos, -sin)
+    /// on the page (y down), its y axis across it.
+    fn frame_to_page(&self, x: f64, y: f64) -> (f64, f64) {
+        let (s, c, (cx, cy)) = self.turn;
+        let (dx, dy) = (x - cx, y - cy);
+        (cx + c * dx + s * dy, cy - s * dx + c * dy)
+    }
+
+    /// Displayed point → frame point.
+    fn page_to_frame(&self, x: f64, y: f64) -> (f64, f64) {
+        let (s, c, (cx, cy)) = self.turn;
+        let (dx, dy) = (x - cx, y - cy);
+        (cx + c * dx - s * dy, cy + s * dx + c * dy)
+    }
+
+    /// The displayed box that holds a frame box.
+    fn page_box(&self, b: [f64; 4]) -> [f64; 4] {
+        let mut out = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+        for (x, y) in [(b[0], b[1]), (b[2], b[1]), (b[0], b[3]), (b[2], b[3])] {
+            let (px, py) = self.frame_to_page(x, y);
+            out = [
+                out[0].min(px),
+                out[1].min(py),
+                out[2].max(px),
+                out[3].max(py),
+            ];
+        }
+        out
+    }
+
+    /// Frame point → image pixel (fractional).
+    fn to_image(&self, fx: f64, fy: f64) -> (f64, f64) {
+        let (dx, dy) = self.frame_to_page(fx, fy);
         let (ux, uy) = self.geom.user_point(dx, dy);
         let i = &self.inv;
         let u = i[0] * ux + i[2] * uy + i[4];
@@ -287,18 +331,20 @@ impl Mapping {
         (u * self.w, (1.0 - v) * self.h)
     }
 
-    /// Image pixel centre → displayed point.
+    /// Image pixel centre → frame point.
     fn to_display(&self, px: u32, py: u32) -> (f64, f64) {
         let u = (f64::from(px) + 0.5) / self.w;
         let v = 1.0 - (f64::from(py) + 0.5) / self.h;
         let c = &self.ctm;
         let ux = c[0] * u + c[2] * v + c[4];
         let uy = c[1] * u + c[3] * v + c[5];
-        self.geom.display_point(ux, uy)
+        let (dx, dy) = self.geom.display_point(ux, uy);
+        self.page_to_frame(dx, dy)
     }
 
-    /// The image pixels a displayed box touches.
+    /// The image pixels a frame box touches.
     fn pixel_box(&self, b: [f64; 4]) -> Option<PixelRect> {
+        let b = self.page_box(b);
         let (ax, ay) = self.geom.user_point(b[0], b[1]);
         let (bx, by) = self.geom.user_point(b[2], b[3]);
         let user = [ax.min(bx), ay.min(by), ax.max(bx), ay.max(by)];
@@ -306,7 +352,8 @@ impl Mapping {
     }
 }
 
-/// What the old word looks like, measured on a display-aligned crop of the image.
+/// What the old word looks like, measured on a crop of the image aligned with the word's
+/// frame (the displayed page turned by the page's skew).
 struct Measured {
     /// Crop origin (display points) and size (pixels at `ppp`).
     origin: (f64, f64),
@@ -747,8 +794,16 @@ fn redraw(run: &mut Run, m: &Match, op: EditOp) -> Result<([f64; 4], [f64; 4], S
     };
     let (w, h) =
         dims(&original).ok_or_else(|| unsupported("the image has no usable size".into()))?;
-    let map = Mapping::new(placement.ctm, geom, w, h)
+    let mut map = Mapping::new(placement.ctm, geom, w, h)
         .ok_or_else(|| unsupported("the image is drawn flat".into()))?;
+    let skew = run
+        .ocr
+        .as_ref()
+        .and_then(|o| o.pages.get(&m.page))
+        .and_then(Option::as_ref)
+        .map_or(0.0, |p| p.skew);
+    let b = m.bbox;
+    map.along(skew, ((b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0));
     let old = m.found.clone();
     let new = m.replacement.clone();
     let mut outcome: Result<([f64; 4], [f64; 4], String), Refusal> =
@@ -873,8 +928,16 @@ fn draw(
             }
         }
         for x in rect.x0..rect.x1 {
-            let inside_old =
-                x >= old_rect.x0 && x < old_rect.x1 && y >= old_rect.y0 && y < old_rect.y1;
+            // Inside the old word's area of the frame (along a skewed line, not its box).
+            let (fx, fy) = map.to_display(x, y);
+            let inside_old = x >= old_rect.x0
+                && x < old_rect.x1
+                && y >= old_rect.y0
+                && y < old_rect.y1
+                && fx >= old_area[0]
+                && fx <= old_area[2]
+                && fy >= old_area[1]
+                && fy <= old_area[3];
             let current = px.get(x, y);
             let bg = if inside_old {
                 if paper.len() < 6 {
@@ -890,9 +953,8 @@ fn draw(
             };
             let mut value = bg;
             if let Some((r, k)) = &rendered {
-                let (dx, dy) = map.to_display(x, y);
-                let rx = r.ink.0 as f64 + (dx - ink_x0) * map.ppp / f64::from(*k);
-                let ry = r.baseline as f64 + (dy - base_y) * map.ppp;
+                let rx = r.ink.0 as f64 + (fx - ink_x0) * map.ppp / f64::from(*k);
+                let ry = r.baseline as f64 + (fy - base_y) * map.ppp;
                 let a = r.at(rx as f32, ry as f32);
                 if a > 0.0 {
                     for c in 0..3 {
@@ -908,7 +970,8 @@ fn draw(
     for (x, y, v) in updates {
         px.set(x, y, v);
     }
-    Ok((area, new_box, font))
+    // The change's area and the new word's box on the page (the frame's turned boxes).
+    Ok((map.page_box(area), map.page_box(new_box), font))
 }
 
 /// Letters and digits only, lower case: what a read-back is compared on.
