@@ -38,7 +38,15 @@ export type EditBody = Awaited<ReturnType<typeof buildEditResult>>;
 export type RunEditOutcome =
   /** Every edit that matched was rolled back: nothing to bill, nothing stored. */
   | { kind: 'all_failed'; result: EngineEditResult }
-  | { kind: 'ok'; result: EngineEditResult; body: EditBody; pagesBilled: number };
+  | {
+      kind: 'ok';
+      result: EngineEditResult;
+      body: EditBody;
+      /** Billing units charged (or, with no work id, to be charged by the caller). */
+      pagesBilled: number;
+      /** Of the pages touched, how many were read by OCR (each counts five in pagesBilled). */
+      ocrPages: number;
+    };
 
 /**
  * The one path of an edit: engine call, one charge per work id (a re-run bills nothing
@@ -87,7 +95,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
       { pages_billed: 0, remaining: usage.remaining },
       { store: false },
     );
-    return { kind: 'ok', result, body, pagesBilled: 0 };
+    return { kind: 'ok', result, body, pagesBilled: 0, ocrPages: 0 };
   }
   // The output is stored first, then charged: an output that cannot be stored (disk full,
   // blob store down) is an error that bills nothing, and a crash between the two leaves an
@@ -105,7 +113,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
       ? { billed: billingUnits(pages, ocrPages), remaining: null }
       : await charge(svc.db, input.subject, input.workId, pages, { ocrPages }, svc.config.now());
   body.usage = { pages_billed: charged.billed, remaining: charged.remaining };
-  return { kind: 'ok', result, body, pagesBilled: charged.billed };
+  return { kind: 'ok', result, body, pagesBilled: charged.billed, ocrPages };
 }
 
 /**

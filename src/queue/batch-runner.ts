@@ -75,6 +75,8 @@ interface RecordEntry {
   error?: { code: string; message: string; hint: string };
   /** Billing units of this record (summed into the one charge of the job). */
   pages: number;
+  /** Of this record's touched pages, those read by OCR (each counts five in `pages`). */
+  ocr_pages: number;
 }
 
 function recordError(index: number, err: ApiError): RecordEntry {
@@ -88,6 +90,7 @@ function recordError(index: number, err: ApiError): RecordEntry {
     warnings: [],
     error: { code: err.code, message: err.message, hint: err.hint },
     pages: 0,
+    ocr_pages: 0,
   };
 }
 
@@ -150,6 +153,7 @@ async function runRecord(
       warnings: b.warnings,
       ...(b.flatten_skipped ? { flatten_skipped: b.flatten_skipped } : {}),
       pages: outcome.pagesBilled,
+      ocr_pages: outcome.ocrPages,
     };
   } catch (err) {
     if (err instanceof ApiError) return recordError(index, err);
@@ -166,10 +170,12 @@ export async function finalizeBatch(runner: RunnerContext, job: JobRow): Promise
     .where('job_id', '=', job.id)
     .execute();
   if (rows.some((r) => r.status === 'pending' || r.status === 'running')) return;
-  const pages = rows.reduce((n, r) => n + r.pages_billed, 0);
+  const units = rows.reduce((n, r) => n + r.pages_billed, 0);
   const changes = rows.reduce((n, r) => n + r.changes_count, 0);
+  const ocrPages = await batchOcrPages(runner, job.id);
   const now = svc.config.now();
-  const charged = await charge(svc.db, jobSubject(job), job.id, pages, { ocrPages: 0 }, now);
+  // The ledger keeps pages and OCR pages apart; billingUnits(pages, ocrPages) === units.
+  const charged = await charge(svc.db, jobSubject(job), job.id, units - 4 * ocrPages, { ocrPages }, now);
   const status = rows.every((r) => r.status === 'done') ? 'done' : changes === 0 ? 'failed' : 'partial';
   // Per-record changes, outputs and failures are in records[]; the top level sums up.
   const result = {
@@ -188,4 +194,24 @@ export async function finalizeBatch(runner: RunnerContext, job: JobRow): Promise
     { status, result, pagesBilled: charged.billed, changesCount: changes },
     now,
   );
+}
+
+/**
+ * The OCR pages of a finished batch, summed from its records' entries. Only a record billed
+ * five units or more can hold one (an OCR page counts five), so the others are not read.
+ */
+async function batchOcrPages(runner: RunnerContext, jobId: string): Promise<number> {
+  const rows = await jobsDb(runner.svc.db)
+    .selectFrom('job_records')
+    .select('result')
+    .where('job_id', '=', jobId)
+    .where('pages_billed', '>=', 5)
+    .execute();
+  let total = 0;
+  for (const r of rows) {
+    if (r.result === null) continue;
+    const n = (JSON.parse(r.result) as Partial<RecordEntry>).ocr_pages;
+    if (typeof n === 'number' && Number.isInteger(n) && n > 0) total += n;
+  }
+  return total;
 }

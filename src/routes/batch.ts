@@ -59,8 +59,8 @@ export default async function batchRoutes(app: FastifyInstance): Promise<void> {
           'replace, text and form values takes the record value; a record without a value for a ' +
           'placeholder fails on its own (records[].error), the batch goes on. Records per batch: free 50, ' +
           'starter 1,000, growth 10,000, scale 50,000 (413 over it). Quota is checked against every page ' +
-          'of every record (402 refuses the whole batch); the batch is billed once, for the pages its ' +
-          'records touched. `options.webhook_url` receives `job.done`.',
+          'of every record, five each with `options.ocr` (402 refuses the whole batch); the batch is billed ' +
+          'once, for the pages its records touched (an OCR page counts five). `options.webhook_url` receives `job.done`.',
         tags: ['edit'],
         headers: IdempotencyHeaders,
         body: ref(BatchBody),
@@ -119,9 +119,10 @@ export default async function batchRoutes(app: FastifyInstance): Promise<void> {
           now: config.now,
         },
         async () => {
-          // The whole batch is refused when its worst case (every page of every record)
-          // is more than remains: never half a batch.
-          await quotaCheck(db, subject, doc.info.pageCount * records.length, config.now());
+          // The whole batch is refused when its worst case (every page of every record,
+          // each counting five with OCR) is more than remains: never half a batch.
+          const perRecord = doc.info.pageCount * (body.options?.ocr ? 5 : 1);
+          await quotaCheck(db, subject, perRecord * records.length, config.now());
           const job = await createJob(fastify, {
             owner: { accountId: principal.accountId, mode: principal.mode },
             plan: principal.plan,

@@ -1,12 +1,14 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildScanFixture } from '../../fixtures/scan/generate.js';
-import { installedOcrLanguages } from '../../src/engine/ocr-cache.js';
+import { installedOcrLanguages, OcrCache, ocrCacheFor } from '../../src/engine/ocr-cache.js';
+import type { BillingSchema } from '../../src/store/billing-schema.js';
 import { bearer } from '../helpers/app.js';
 import { corpus, corpusPath } from '../helpers/corpus.js';
 import { type EditApp, startEditApp } from '../helpers/edit-app.js';
 import { HAVE_CORPUS } from '../helpers/env.js';
+import { waitForJob } from '../helpers/jobs.js';
 
 /** Issue 19: scanned pages read by OCR, found, and edited as pixels. */
 
@@ -133,6 +135,8 @@ describe.skipIf(!haveTesseract)('OCR of scanned pages', () => {
       }),
     ]);
     expect(body.changes[0].collateral_pixels).toBe(0);
+    // The line is Times: the serif regular face, told by the strokes and ink of the line.
+    expect(body.changes[0].font_used).toBe('LiberationSerif');
     expect(body.usage.pages_billed).toBe(5);
     const out = await a.download(body.output.url);
     for (const [name, url] of [
@@ -160,6 +164,55 @@ describe.skipIf(!haveTesseract)('OCR of scanned pages', () => {
     } finally {
       await served.close();
     }
+  });
+
+  it('bills a batch five per OCR page, and checks its quota at five a page', async () => {
+    const batch = (records: Record<string, string>[]) =>
+      a.t.app.inject({
+        method: 'POST',
+        url: '/v1/batch',
+        headers: bearer(a.key),
+        payload: {
+          template: { url: a.files.url('fixture.pdf') },
+          edits: [{ find: 'Hamburg', replace: '{city}' }],
+          options: { ocr: true },
+          records,
+        },
+      });
+    // 50 records of one page: 50 units without OCR (the free plan has 200), 250 with it.
+    const tooMany = await batch(Array.from({ length: 50 }, () => ({ city: 'Bremen' })));
+    expect(tooMany.statusCode, tooMany.body).toBe(402);
+    expect(tooMany.json().error.code).toBe('quota_exceeded');
+    expect(tooMany.json().usage.pages_needed).toBe(250);
+
+    const res = await batch([{ city: 'Bremen' }, { city: 'Berlin' }]);
+    expect(res.statusCode, res.body).toBe(202);
+    const jobId = res.json().job_id as string;
+    const job = await waitForJob(a.t.app, a.key, jobId);
+    expect(job.status, JSON.stringify(job)).toBe('done');
+    const records = job.records as { status: string; pages: number; ocr_pages: number; changes: unknown[] }[];
+    for (const r of records) {
+      expect(r).toMatchObject({ status: 'done', pages: 5, ocr_pages: 1 });
+      expect(r.changes).toEqual([expect.objectContaining({ font_source: 'raster', verified: true })]);
+    }
+    expect(job.pages_billed).toBe(10);
+    expect(job.usage).toMatchObject({ pages_billed: 10 });
+    // The ledger row keeps the page and OCR page counts apart.
+    const row = await a.t.app.db
+      .withTables<BillingSchema>()
+      .selectFrom('usage_charges')
+      .select(['pages', 'ocr_pages', 'billed'])
+      .where('work_id', '=', jobId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ pages: 2, ocr_pages: 2, billed: 10 });
+  });
+
+  it('redraws a word of a Helvetica line in the sans regular face', async () => {
+    const res = await a.edit('fixture.pdf', [{ find: 'Customer', replace: 'Patron' }], { ocr: true });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().changes).toEqual([
+      expect.objectContaining({ font_source: 'raster', verified: true, font_used: 'LiberationSans' }),
+    ]);
   });
 
   it("gives the OCR'd page an invisible text layer with ocr_text_layer", async () => {
@@ -197,6 +250,16 @@ describe.skipIf(!haveTesseract)('OCR of scanned pages', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().changes[0].font_source).not.toBe('raster');
     expect(res.json().usage.pages_billed).toBe(1);
+    const read = await text('text.pdf', { ocr: true });
+    expect(read.statusCode, read.body).toBe(200);
+    expect((read.json() as TextAnswer).pages.flatMap((p) => p.spans).some((s) => s.source === 'ocr')).toBe(
+      false,
+    );
+    // Nothing was read by OCR: the cache of OCR'd pages holds nothing for the document.
+    const cache = ocrCacheFor(a.t.app.config);
+    expect(
+      cache.get(OcrCache.docKey(readFileSync(corpusPath('font-tt-subset-libreoffice-trivial.pdf'))), 'eng'),
+    ).toEqual([]);
   });
 
   it.skipIf(!HAVE_CORPUS)(

@@ -10,6 +10,7 @@
 mod error;
 mod find;
 mod flags;
+mod image;
 mod model;
 pub mod ocr;
 mod open;

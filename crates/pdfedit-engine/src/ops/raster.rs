@@ -2,13 +2,15 @@
 //! "raster"`).
 //!
 //! For each OCR match: the image the page draws under the word is decoded; a crop of it
-//! aligned with the displayed page is measured (paper and ink levels, ink box, baseline,
-//! stroke blur); the installed font whose rendering of the old word best overlaps the old
-//! ink (Liberation Sans or Serif, regular or bold, sized from the cap or x-height and
-//! condensed to the old word's width) draws the new word with `fontdue`; the old word is
-//! painted out with paper pixels taken from the same image row beside it (the paper's own
-//! texture and shading, not a flat box), the new word blended on top in the ink colour of
-//! the old word's darkest pixels, slightly blurred like the scan; the image is written back
+//! aligned with the word's frame (the displayed page turned by the page's skew as OCR found
+//! it) is measured (paper and ink levels, ink box, x-height band, baseline, stroke blur);
+//! the Liberation face (Sans or Serif, regular or bold) is chosen by the strokes of the
+//! word's line, the ink mass and how its rendering of the old word matches the old ink,
+//! sized from the x-height and letter-spaced to the old word's width, and draws the new
+//! word with `fontdue`; the old word is painted out with paper pixels taken from the same
+//! image row beside it (within the paper's spread of grey: its mean where the paper is
+//! flat, its texture where not), the new word blended on top in the ink colour of the old
+//! word's darkest pixels, slightly blurred like the scan; the image is written back
 //! (Flate, or CCITT Group 4 for a fax image; every other sample keeps its value) in a copy
 //! the page points at. The change is verified like every edit (nothing outside its box
 //! moves), and OCR of the new render must read the new word (else `failed[]` with reason
@@ -19,9 +21,9 @@ use std::sync::OnceLock;
 use lopdf::Object;
 use pdf_content::interp::matrix::{invert, transform_rect, Matrix};
 
-use super::redact::images::{dims, pixel_rect, placements, set_xobject};
-use super::redact::pixels::{rewrite_stream, Samples};
 use crate::find::Match;
+use crate::image::placements::{dims, pixel_rect, placements, set_xobject};
+use crate::image::samples::{rewrite_stream, PixelRect, Samples};
 use crate::model::text::PageGeom;
 use crate::ocr::{self, OcrWord};
 use crate::run::{timed, Run};
@@ -92,8 +94,9 @@ impl Rendered {
     }
 }
 
-/// `text` rasterised at `px` pixels per em, with a margin around it.
-fn render_word(face: &Face, text: &str, px: f32) -> Rendered {
+/// `text` rasterised at `px` pixels per em, `tracking` pixels added after each letter but
+/// the last, with a margin around it.
+fn render_word(face: &Face, text: &str, px: f32, tracking: f32) -> Rendered {
     let m = (px * 0.3).ceil() as usize + 2;
     let ascent = (px * 1.0).ceil() as usize;
     let descent = (px * 0.3).ceil() as usize;
@@ -102,14 +105,14 @@ fn render_word(face: &Face, text: &str, px: f32) -> Rendered {
     let mut prev: Option<char> = None;
     for ch in text.chars() {
         if let Some(p) = prev {
-            pen += face.font.horizontal_kern(p, ch, px).unwrap_or(0.0);
+            pen += face.font.horizontal_kern(p, ch, px).unwrap_or(0.0) + tracking;
         }
         let (metrics, bitmap) = face.font.rasterize(ch, px);
         glyphs.push((pen, metrics, bitmap));
         pen += metrics.advance_width;
         prev = Some(ch);
     }
-    let width = pen.ceil() as usize + 2 * m;
+    let width = pen.max(0.0).ceil() as usize + 2 * m;
     let height = ascent + descent + 2 * m;
     let baseline = m + ascent;
     let mut cov = vec![0.0f32; width * height];
@@ -256,6 +259,9 @@ struct Mapping {
     h: f64,
     /// Image pixels per displayed point.
     ppp: f64,
+    /// The word's frame: displayed points turned by the page's skew about the word's centre
+    /// (sine, cosine, centre), so that a word on a skewed line is measured and drawn along it.
+    turn: (f64, f64, (f64, f64)),
 }
 
 impl Mapping {
@@ -274,11 +280,50 @@ impl Mapping {
             w,
             h,
             ppp,
+            turn: (0.0, 1.0, (0.0, 0.0)),
         })
     }
 
-    /// Displayed point → image pixel (fractional).
-    fn to_image(&self, dx: f64, dy: f64) -> (f64, f64) {
+    /// Measures and draws along a line that rises to the right by `skew_deg` (the page's
+    /// skew as OCR found it), about `centre` (displayed points).
+    fn along(&mut self, skew_deg: f32, centre: (f64, f64)) {
+        let (sin, cos) = f64::from(skew_deg).to_radians().sin_cos();
+        self.turn = (sin, cos, centre);
+    }
+
+    /// Frame point → displayed point: the frame's x axis runs along the line, (cos, -sin)
+    /// on the page (y down), its y axis across it.
+    fn frame_to_page(&self, x: f64, y: f64) -> (f64, f64) {
+        let (s, c, (cx, cy)) = self.turn;
+        let (dx, dy) = (x - cx, y - cy);
+        (cx + c * dx + s * dy, cy - s * dx + c * dy)
+    }
+
+    /// Displayed point → frame point.
+    fn page_to_frame(&self, x: f64, y: f64) -> (f64, f64) {
+        let (s, c, (cx, cy)) = self.turn;
+        let (dx, dy) = (x - cx, y - cy);
+        (cx + c * dx - s * dy, cy + s * dx + c * dy)
+    }
+
+    /// The displayed box that holds a frame box.
+    fn page_box(&self, b: [f64; 4]) -> [f64; 4] {
+        let mut out = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+        for (x, y) in [(b[0], b[1]), (b[2], b[1]), (b[0], b[3]), (b[2], b[3])] {
+            let (px, py) = self.frame_to_page(x, y);
+            out = [
+                out[0].min(px),
+                out[1].min(py),
+                out[2].max(px),
+                out[3].max(py),
+            ];
+        }
+        out
+    }
+
+    /// Frame point → image pixel (fractional).
+    fn to_image(&self, fx: f64, fy: f64) -> (f64, f64) {
+        let (dx, dy) = self.frame_to_page(fx, fy);
         let (ux, uy) = self.geom.user_point(dx, dy);
         let i = &self.inv;
         let u = i[0] * ux + i[2] * uy + i[4];
@@ -286,18 +331,20 @@ impl Mapping {
         (u * self.w, (1.0 - v) * self.h)
     }
 
-    /// Image pixel centre → displayed point.
+    /// Image pixel centre → frame point.
     fn to_display(&self, px: u32, py: u32) -> (f64, f64) {
         let u = (f64::from(px) + 0.5) / self.w;
         let v = 1.0 - (f64::from(py) + 0.5) / self.h;
         let c = &self.ctm;
         let ux = c[0] * u + c[2] * v + c[4];
         let uy = c[1] * u + c[3] * v + c[5];
-        self.geom.display_point(ux, uy)
+        let (dx, dy) = self.geom.display_point(ux, uy);
+        self.page_to_frame(dx, dy)
     }
 
-    /// The image pixels a displayed box touches.
-    fn pixel_box(&self, b: [f64; 4]) -> Option<super::redact::pixels::PixelRect> {
+    /// The image pixels a frame box touches.
+    fn pixel_box(&self, b: [f64; 4]) -> Option<PixelRect> {
+        let b = self.page_box(b);
         let (ax, ay) = self.geom.user_point(b[0], b[1]);
         let (bx, by) = self.geom.user_point(b[2], b[3]);
         let user = [ax.min(bx), ay.min(by), ax.max(bx), ay.max(by)];
@@ -305,7 +352,8 @@ impl Mapping {
     }
 }
 
-/// What the old word looks like, measured on a display-aligned crop of the image.
+/// What the old word looks like, measured on a crop of the image aligned with the word's
+/// frame (the displayed page turned by the page's skew).
 struct Measured {
     /// Crop origin (display points) and size (pixels at `ppp`).
     origin: (f64, f64),
@@ -318,9 +366,14 @@ struct Measured {
     right: usize,
     top: usize,
     baseline: usize,
+    /// Top of the rows dense with ink: the x-height line (the cap height of a word
+    /// without lower-case letters), which ascenders (sparse) do not move.
+    band_top: usize,
     paper: [f32; 3],
     ink_colour: [f32; 3],
     paper_level: f32,
+    /// Spread (standard deviation) of the paper's grey level around the word.
+    paper_spread: f32,
     threshold: f32,
     /// Blur of the scan's edges (σ in image pixels).
     sigma: f32,
@@ -384,7 +437,23 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
     if max_row == 0 {
         return None;
     }
+    // The OCR box of a word found inside a longer OCR word ("powerful" of "powerful,") is
+    // apportioned by letters and can cut a letter: the ink box grows over ink columns that
+    // touch it, up to a third of the box height.
+    let grow = ((by1 - by0) / 3).max(1);
+    let column_inked = |x: usize| (by0..by1).any(|y| ink[y * width + x]);
+    let mut grown = 0;
+    while right < width && grown < grow && column_inked(right) {
+        right += 1;
+        grown += 1;
+    }
+    grown = 0;
+    while left > 0 && left < width && grown < grow && column_inked(left - 1) {
+        left -= 1;
+        grown += 1;
+    }
     let top = rows.iter().position(|&r| r * 10 >= max_row)?;
+    let band_top = rows.iter().position(|&r| r * 5 >= max_row * 2)?;
     // Baseline: the lowest row still dense with ink (descenders are sparse).
     let baseline = rows.iter().rposition(|&r| r * 4 >= max_row)? + 1;
     let (mut ink_sum, mut ink_n) = ([0.0f32; 3], 0.0f32);
@@ -414,6 +483,16 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
         }
     }
     let avg = |s: [f32; 3], n: f32| s.map(|v| v / n.max(1.0));
+    // The paper's spread: grey levels of the crop's lighter half around their mean.
+    let light: Vec<f32> = lums
+        .iter()
+        .copied()
+        .filter(|&l| l >= paper_level - 0.25 * (paper_level - ink_level))
+        .collect();
+    let mean = light.iter().sum::<f32>() / light.len().max(1) as f32;
+    let paper_spread = (light.iter().map(|l| (l - mean) * (l - mean)).sum::<f32>()
+        / light.len().max(1) as f32)
+        .sqrt();
     let sigma = if px.s.bpc == 1 {
         0.0
     } else {
@@ -428,46 +507,186 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
         right,
         top,
         baseline,
+        band_top,
         paper: avg(paper_sum, paper_n),
         ink_colour: avg(ink_sum, ink_n),
         paper_level,
+        paper_spread,
         threshold,
         sigma,
     })
 }
 
-/// The face, em size (pixels) and horizontal scale that best redraw the old word.
-fn choose_face(old: &str, m: &Measured) -> Option<(&'static Face, f32, f32)> {
-    let tall = old
-        .chars()
-        .any(|c| c.is_uppercase() || c.is_ascii_digit() || "bdfhklt".contains(c));
-    let ink_h = m.baseline.saturating_sub(m.top) as f32;
-    let ink_w = m.right.saturating_sub(m.left) as f32;
-    if ink_h < 3.0 || ink_w < 2.0 {
+/// Stroke widths of text, in pixels: the vertical stems (the median of horizontal ink runs
+/// across the middle of the x-height band), the horizontal strokes (the median of vertical
+/// runs shorter than half that band) and the band's height.
+#[derive(Debug, Clone, Copy)]
+struct Strokes {
+    stem: f32,
+    hair: f32,
+    band: f32,
+}
+
+impl Strokes {
+    /// Stem width over x-height: what tells bold from regular.
+    fn weight(&self) -> f32 {
+        self.stem / self.band
+    }
+
+    /// Stems over horizontal strokes: what tells a serif face (thick and thin) from a sans.
+    fn contrast(&self) -> f32 {
+        self.stem / self.hair
+    }
+}
+
+/// [`Strokes`] of an ink mask `w` pixels wide whose x-height band is rows `top..baseline`.
+fn strokes(ink: &[bool], w: usize, top: usize, baseline: usize) -> Option<Strokes> {
+    let h = ink.len() / w.max(1);
+    let band = baseline.saturating_sub(top);
+    if band < 4 || baseline > h {
         return None;
     }
-    let mut best: Option<(&Face, f32, f32, f32)> = None;
+    let longest = band / 2;
+    let mut stems = Vec::new();
+    for y in top + band * 3 / 10..baseline - band * 3 / 10 {
+        let mut run = 0usize;
+        for x in 0..w {
+            if ink[y * w + x] {
+                run += 1;
+            } else {
+                // Runs that touch the crop's edge are cut: not counted.
+                if run > 0 && run < x && run <= longest {
+                    stems.push(run);
+                }
+                run = 0;
+            }
+        }
+    }
+    let (lo, hi) = (top.saturating_sub(band / 3), (baseline + band / 3).min(h));
+    let mut hairs = Vec::new();
+    for x in 0..w {
+        let mut run = 0usize;
+        for y in lo..hi {
+            if ink[y * w + x] {
+                run += 1;
+            } else {
+                if run > 0 && y - run > lo && run < longest {
+                    hairs.push(run);
+                }
+                run = 0;
+            }
+        }
+    }
+    if stems.len() < 8 || hairs.len() < 8 {
+        return None;
+    }
+    // The mean of the middle half: a median that is not held to whole pixels.
+    let median = |v: &mut Vec<usize>| {
+        v.sort_unstable();
+        let mid = &v[v.len() / 4..v.len() - v.len() / 4];
+        mid.iter().sum::<usize>() as f32 / mid.len().max(1) as f32
+    };
+    Some(Strokes {
+        stem: median(&mut stems),
+        hair: median(&mut hairs),
+        band: band as f32,
+    })
+}
+
+/// [`Strokes`] of `face` drawn at `px` pixels per em (a sample of lower-case letters).
+fn face_strokes(face: &Face, px: f32) -> Option<Strokes> {
+    let r = render_word(face, "handgloves minimum", px, 0.0);
+    let ink: Vec<bool> = r.cov.iter().map(|&v| v >= 0.5).collect();
+    let top = r.baseline - (face.x * px).round() as usize;
+    strokes(&ink, r.width, top, r.baseline)
+}
+
+/// [`Strokes`] of the text on the old word's line: the word and its neighbours (up to ten
+/// word heights on each side), on a crop with the rows of the word's own crop.
+fn line_strokes(px: &Pixels, map: &Mapping, word: [f64; 4], m: &Measured) -> Option<Strokes> {
+    let h_pt = word[3] - word[1];
+    let x_start = word[0] - 10.0 * h_pt;
+    let width = ((word[2] - word[0] + 20.0 * h_pt) * map.ppp).ceil() as usize;
+    if width * m.height > 8_000_000 {
+        return None;
+    }
+    let mut ink = Vec::with_capacity(width * m.height);
+    for cy in 0..m.height {
+        for cx in 0..width {
+            let dx = x_start + (cx as f64 + 0.5) / map.ppp;
+            let dy = m.origin.1 + (cy as f64 + 0.5) / map.ppp;
+            let (ix, iy) = map.to_image(dx, dy);
+            // Beyond the image: paper.
+            let inside = ix >= 0.0 && iy >= 0.0 && ix < map.w && iy < map.h;
+            ink.push(inside && lum(px.get(ix as u32, iy as u32)) < m.threshold);
+        }
+    }
+    strokes(&ink, width, m.band_top, m.baseline)
+}
+
+/// How a redrawn word is fitted to the old one: face, em size (pixels), letter spacing
+/// added (pixels) and the horizontal scale left after it.
+struct Fit {
+    face: &'static Face,
+    px: f32,
+    tracking: f32,
+    scale: f32,
+}
+
+/// The face, size and spacing that best redraw the old word. The size comes from the
+/// x-height (the cap height when the word has no lower-case letter); the letter spacing
+/// from the old word's width (the glyphs keep their shapes, the spacing takes the
+/// difference). Serif or sans and the weight come from the strokes of the old word's line
+/// (`line`: its neighbours too, so one short word does not decide) against each face's own
+/// strokes at the same size; the correlation of each face's rendering with the old word's
+/// pixels decides the rest.
+fn choose_face(old: &str, m: &Measured, line: Option<Strokes>) -> Option<Fit> {
+    let lower = old.chars().any(char::is_lowercase);
+    let band = m.baseline.saturating_sub(m.band_top) as f32;
+    let ink_w = m.right.saturating_sub(m.left) as f32;
+    if band < 3.0 || ink_w < 2.0 {
+        return None;
+    }
+    let gaps = old.chars().count().saturating_sub(1) as f32;
+    // The old word's ink mass above its baseline, one for a pixel of full ink.
+    let full = (2.0 * (m.paper_level - m.threshold)).max(1.0);
+    let rows = m.top.saturating_sub(2)..m.baseline.min(m.height);
+    let scan_mass = rows
+        .flat_map(|cy| (m.left..m.right).map(move |cx| cy * m.width + cx))
+        .map(|i| m.dark[i] / full)
+        .sum::<f32>()
+        .max(1.0);
+    let mut best: Option<(Fit, f32)> = None;
     for face in faces() {
-        let ratio = if tall { face.cap } else { face.x };
+        let ratio = if lower { face.x } else { face.cap };
         if ratio <= 0.0 {
             continue;
         }
-        let px = ink_h / ratio;
-        let r = render_word(face, old, px);
-        let rw = r.ink.1.saturating_sub(r.ink.0) as f32;
+        let px = band / ratio;
+        let plain = render_word(face, old, px, 0.0);
+        let rw = plain.ink.1.saturating_sub(plain.ink.0) as f32;
         if rw < 1.0 {
             continue;
         }
-        let k = (ink_w / rw).clamp(0.75, 1.33);
+        let tracking = if gaps > 0.0 {
+            ((ink_w - rw) / gaps).clamp(-0.06 * px, 0.12 * px)
+        } else {
+            0.0
+        };
+        let mut r = render_word(face, old, px, tracking);
+        let tw = r.ink.1.saturating_sub(r.ink.0).max(1) as f32;
+        let scale = (ink_w / tw).clamp(0.85, 1.18);
+        // Ink mass above the baseline (coverage summed), which a blur keeps: the weight of
+        // the strokes as drawn.
+        let face_mass = r.cov[..r.baseline * r.width].iter().sum::<f32>() * scale;
         // Correlation of the rendering (left ink edge and baseline aligned, blurred like the
         // scan) with the old word's darkness: unlike an overlap of thresholded masks it does
         // not favour thick strokes when the scan's blur thickens thin ones.
-        let mut r = r;
         blur(&mut r, m.sigma);
         let (mut n, mut sa, mut sb, mut saa, mut sbb, mut sab) = (0.0f32, 0.0, 0.0, 0.0, 0.0, 0.0);
         for cy in m.top.saturating_sub(2)..(m.baseline + (px * 0.3) as usize).min(m.height) {
             for cx in m.left..m.right {
-                let rx = r.ink.0 as f32 + (cx - m.left) as f32 / k;
+                let rx = r.ink.0 as f32 + (cx - m.left) as f32 / scale;
                 let ry = r.baseline as f32 + cy as f32 - m.baseline as f32;
                 let a = r.at(rx, ry);
                 let b = m.dark[cy * m.width + cx];
@@ -481,27 +700,31 @@ fn choose_face(old: &str, m: &Measured) -> Option<(&'static Face, f32, f32)> {
         }
         let cov = sab - sa * sb / n.max(1.0);
         let var = ((saa - sa * sa / n.max(1.0)) * (sbb - sb * sb / n.max(1.0))).max(1e-6);
-        // Correlation, less a penalty for squeezing: the right face needs little.
-        let score = cov / var.sqrt() - 0.5 * k.ln().abs();
-        if let Ok(dir) = std::env::var("PDFEDIT_RASTER_DEBUG") {
-            use std::io::Write;
-            if let Ok(mut f) = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(format!("{dir}/faces.txt"))
-            {
-                let _ = writeln!(
-                    f,
-                    "{old}\t{}\tpx {px:.1}\tk {k:.3}\tscore {score:.4}",
-                    face.name
-                );
-            }
+        // Correlation, less a penalty for squeezing (the right face needs little) and for
+        // an ink mass unlike the old word's.
+        let mut score = cov / var.sqrt()
+            - 0.5 * scale.ln().abs()
+            - 2.0 * (face_mass / scan_mass).ln().abs().min(2.0);
+        // Strokes of the line: log distances of contrast and weight (a factor of two costs
+        // 0.35 and 1.4; at 300 dpi the weight, stem over x-height, also tells Times from
+        // Arial, whose x-height is larger).
+        if let (Some(l), Some(f)) = (line, face_strokes(face, px)) {
+            score -= 0.5 * (f.contrast() / l.contrast()).ln().abs()
+                + 2.0 * (f.weight() / l.weight()).ln().abs();
         }
-        if best.is_none_or(|b| score > b.3) {
-            best = Some((face, px, k, score));
+        if best.as_ref().is_none_or(|b| score > b.1) {
+            best = Some((
+                Fit {
+                    face,
+                    px,
+                    tracking,
+                    scale,
+                },
+                score,
+            ));
         }
     }
-    best.map(|(f, px, k, _)| (f, px, k))
+    best.map(|b| b.0)
 }
 
 /// Why a raster change could not be made.
@@ -571,8 +794,16 @@ fn redraw(run: &mut Run, m: &Match, op: EditOp) -> Result<([f64; 4], [f64; 4], S
     };
     let (w, h) =
         dims(&original).ok_or_else(|| unsupported("the image has no usable size".into()))?;
-    let map = Mapping::new(placement.ctm, geom, w, h)
+    let mut map = Mapping::new(placement.ctm, geom, w, h)
         .ok_or_else(|| unsupported("the image is drawn flat".into()))?;
+    let skew = run
+        .ocr
+        .as_ref()
+        .and_then(|o| o.pages.get(&m.page))
+        .and_then(Option::as_ref)
+        .map_or(0.0, |p| p.skew);
+    let b = m.bbox;
+    map.along(skew, ((b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0));
     let old = m.found.clone();
     let new = m.replacement.clone();
     let mut outcome: Result<([f64; 4], [f64; 4], String), Refusal> =
@@ -636,9 +867,11 @@ fn draw(
     let mut new_box = old_area;
     let mut font = String::new();
     if op == EditOp::Replace && !new.trim().is_empty() {
-        let (face, em, k) =
-            choose_face(old, &m).ok_or_else(|| unreadable("the word is too small to measure"))?;
-        let mut r = render_word(face, new, em);
+        let line = line_strokes(px, map, word, &m);
+        let fit = choose_face(old, &m, line)
+            .ok_or_else(|| unreadable("the word is too small to measure"))?;
+        let (face, em, k) = (fit.face, fit.px, fit.scale);
+        let mut r = render_word(face, new, em, fit.tracking);
         blur(&mut r, m.sigma);
         let w_pt = (r.ink.1 - r.ink.0) as f64 * f64::from(k) / map.ppp;
         let asc = (r.baseline as f64 - 0.0) / map.ppp;
@@ -662,9 +895,13 @@ fn draw(
         .pixel_box(area)
         .ok_or_else(|| unreadable("the word lies outside the image"))?;
     let old_rect = map.pixel_box(old_area).unwrap_or(rect);
-    // Paper beside the word on each image row: its own texture and shading.
+    // Paper beside the word on each image row: its own shading, and its texture where it
+    // has one. Only pixels within the paper's own spread count: the light edges of letters
+    // would leave a faint patch where the word was.
     let reach = ((rect.y1 - rect.y0) * 3).max(8);
-    let paper_min = m.paper_level - (m.paper_level - m.threshold) * 0.5;
+    let paper_min = (m.paper_level - (2.5 * m.paper_spread).max(6.0))
+        .max(m.paper_level - (m.paper_level - m.threshold) * 0.5);
+    let flat = m.paper_spread < 2.5;
     let mut updates = Vec::new();
     for y in rect.y0..rect.y1 {
         let mut paper: Vec<[f32; 3]> = Vec::new();
@@ -684,13 +921,29 @@ fn draw(
             }
             x += 1;
         }
+        let mut row_mean = [0.0f32; 3];
+        for c in &paper {
+            for k in 0..3 {
+                row_mean[k] += c[k] / paper.len().max(1) as f32;
+            }
+        }
         for x in rect.x0..rect.x1 {
-            let inside_old =
-                x >= old_rect.x0 && x < old_rect.x1 && y >= old_rect.y0 && y < old_rect.y1;
+            // Inside the old word's area of the frame (along a skewed line, not its box).
+            let (fx, fy) = map.to_display(x, y);
+            let inside_old = x >= old_rect.x0
+                && x < old_rect.x1
+                && y >= old_rect.y0
+                && y < old_rect.y1
+                && fx >= old_area[0]
+                && fx <= old_area[2]
+                && fy >= old_area[1]
+                && fy <= old_area[3];
             let current = px.get(x, y);
             let bg = if inside_old {
-                if paper.is_empty() {
+                if paper.len() < 6 {
                     m.paper
+                } else if flat {
+                    row_mean
                 } else {
                     let hash = (x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663)) as usize;
                     paper[hash % paper.len()]
@@ -700,9 +953,8 @@ fn draw(
             };
             let mut value = bg;
             if let Some((r, k)) = &rendered {
-                let (dx, dy) = map.to_display(x, y);
-                let rx = r.ink.0 as f64 + (dx - ink_x0) * map.ppp / f64::from(*k);
-                let ry = r.baseline as f64 + (dy - base_y) * map.ppp;
+                let rx = r.ink.0 as f64 + (fx - ink_x0) * map.ppp / f64::from(*k);
+                let ry = r.baseline as f64 + (fy - base_y) * map.ppp;
                 let a = r.at(rx as f32, ry as f32);
                 if a > 0.0 {
                     for c in 0..3 {
@@ -718,7 +970,8 @@ fn draw(
     for (x, y, v) in updates {
         px.set(x, y, v);
     }
-    Ok((area, new_box, font))
+    // The change's area and the new word's box on the page (the frame's turned boxes).
+    Ok((map.page_box(area), map.page_box(new_box), font))
 }
 
 /// Letters and digits only, lower case: what a read-back is compared on.
@@ -881,13 +1134,6 @@ fn readback(bytes: &[u8], page: u32, bbox: [f64; 4], languages: &str) -> Result<
         let src = (y * raster.width + x0) as usize..(y * raster.width + x1) as usize;
         let dst = ((y - y0 + border) * cw + border) as usize;
         crop[dst..dst + (x1 - x0) as usize].copy_from_slice(&gray[src]);
-    }
-    // PDFEDIT_RASTER_DEBUG=dir keeps what the read-back saw (the crop as PGM, the output).
-    if let Ok(dir) = std::env::var("PDFEDIT_RASTER_DEBUG") {
-        let mut pgm = format!("P5\n{cw} {ch}\n255\n").into_bytes();
-        pgm.extend_from_slice(&crop);
-        let _ = std::fs::write(format!("{dir}/readback.pgm"), pgm);
-        let _ = std::fs::write(format!("{dir}/readback.pdf"), bytes);
     }
     ocr::read_line(&crop, cw, ch, languages)
 }

@@ -7,9 +7,10 @@ use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use pdf_content::interp::matrix::Matrix;
 use pdf_content::{parse, Op, OpKind, StreamId, Value};
 
-use super::images::{describe, dims, rects_under, Masked};
-use super::pixels::mask_stream;
+use super::images::{describe, rects_under, Masked};
 use super::Refusal;
+use crate::image::placements::dims;
+use crate::image::samples::mask_stream;
 use crate::model::PageModel;
 use crate::plan::streams::{page_subdict_mut, resources, write_stream};
 

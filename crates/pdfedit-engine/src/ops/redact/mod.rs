@@ -15,14 +15,10 @@
 
 mod appearances;
 mod content;
-mod decoders;
-mod fax_g3;
-pub(crate) mod images;
+mod images;
 mod inline;
-mod jpx_pdfium;
 mod lines;
 mod noise;
-pub(crate) mod pixels;
 mod residual;
 mod strings;
 mod widths;
@@ -108,7 +104,7 @@ pub(crate) fn apply(
         let ms: Vec<Match> = ms.into_iter().filter(|m| !m.glyphs.is_empty()).collect();
         // A word of an invisible OCR layer over a scan is redacted like any other: its
         // glyphs go, and the image pixels under its box (the word as seen) are zeroed.
-        let placements = images::placements(&run.doc, model);
+        let placements = crate::image::placements::placements(&run.doc, model);
         let glyphs = &model.glyphs.glyphs;
         let vertical: HashSet<usize> = ms
             .iter()
@@ -444,7 +440,7 @@ fn scanned_pages(run: &mut Run, edit: &Edit) -> Result<Vec<u32>, Error> {
             .glyphs
             .iter()
             .all(|g| g.unicode.as_deref().is_none_or(|u| u.trim().is_empty()));
-        if no_text && !images::placements(&run.doc, model).is_empty() {
+        if no_text && !crate::image::placements::placements(&run.doc, model).is_empty() {
             out.push(n);
         }
     }

@@ -6,8 +6,8 @@
 //! `hayro-jbig2` and JPEG 2000 by `hayro-jpeg2000` (all pure Rust; an RGB JPEG 2000 image's
 //! samples are then taken from PDFium). Each comes back as the samples the viewer paints,
 //! so the re-encoded image is lossless: every pixel outside the rectangles keeps its exact
-//! value. An image a decoder cannot read is refused (the
-//! redaction fails closed).
+//! value. An image a decoder cannot read is refused (a redaction then fails closed, a
+//! raster replace is not made).
 
 use std::io::Write;
 

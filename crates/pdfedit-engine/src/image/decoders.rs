@@ -5,7 +5,7 @@
 
 use lopdf::{Document, Object, Stream};
 
-use super::pixels::{Samples, MAX_IMAGE_BYTES};
+use super::samples::{Samples, MAX_IMAGE_BYTES};
 
 pub(super) fn decode_dct(bytes: &[u8], width: u32, height: u32) -> Result<Samples, String> {
     let mut dec = jpeg_decoder::Decoder::new(bytes);
