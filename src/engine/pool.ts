@@ -78,7 +78,7 @@ interface Slot {
   retired: boolean;
 }
 
-/** What each engine budget (crates/pdfedit-engine/src/open/budget.rs) means, for hints. */
+/** What each engine budget (crates/pdfedit-engine/src/open/budget/) means, for hints. */
 const LIMIT_HINTS: Record<string, string> = {
   stream_bytes: 'one of its streams decompresses past the per-stream limit of your plan',
   document_bytes: 'its streams together decompress past the per-document limit of your plan',
@@ -86,14 +86,19 @@ const LIMIT_HINTS: Record<string, string> = {
   form_depth: 'its form XObjects nest deeper than your plan allows',
   form_draws: 'a page draws form XObjects more often than your plan allows',
   page_tree: 'its page tree lists pages that the readers count differently (a cycle or a page listed twice)',
+  page_size:
+    'a page is larger than 144,000 units a side (MediaBox or CropBox times UserUnit; ten times the 14,400 of ISO 32000 Annex C), or its size is not a finite number',
 };
+
+/** Limits that are the same on every plan: a paid plan does not raise them. */
+const SAME_ON_EVERY_PLAN = new Set(['page_tree', 'page_size']);
 
 /** The hint of a refusal by an engine budget (the message starts `limit <name>:`). */
 function limitHint(message: string): { hint?: string } {
   const name = /limit (\w+):/.exec(message)?.[1];
   const what = name ? LIMIT_HINTS[name] : undefined;
-  if (!what) return {};
-  const plans = name === 'page_tree' ? '' : ', or use a paid plan, whose limits are higher';
+  if (!name || !what) return {};
+  const plans = SAME_ON_EVERY_PLAN.has(name) ? '' : ', or use a paid plan, whose limits are higher';
   return {
     hint: `The document exceeds the engine limit ${name}: ${what}. Repair or simplify the PDF (for example print it to a new PDF)${plans}.`,
   };
