@@ -18,6 +18,31 @@ pub(super) struct Cost {
     operators: u64,
     draws: u64,
     depth: u32,
+    /// Codes shown in the font the stream was drawn with (before any `Tf` of its own, its
+    /// forms' included): the caller costs them with its Type 3 font, if any.
+    inherited: u64,
+}
+
+/// The font a content stream shows text in, as far as the scan cares.
+#[derive(Clone)]
+enum Font {
+    /// Not selected in this stream: the caller's (a form inherits the graphics state).
+    Inherited,
+    /// Not a Type 3 font: its glyphs run no content.
+    Plain,
+    /// A Type 3 font: each code's glyph procedure cost, and the dearest of them.
+    Type3(Rc<Glyphs>, Cost),
+}
+
+/// How a drawn form's inherited codes are costed: by the drawing stream's font.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Shows {
+    /// Passed up: the drawing stream's own font is inherited.
+    Up,
+    /// Free: a plain font.
+    Free,
+    /// Each code at most this many operators and form draws (the dearest glyph).
+    Glyph(u64, u64, u32),
 }
 
 pub(super) struct Walker<'a> {
@@ -31,6 +56,8 @@ pub(super) struct Walker<'a> {
     /// The cost of each code's glyph procedure of the Type 3 fonts met so far (`None`: not
     /// a Type 3 font).
     type3: HashMap<ObjectId, Option<Rc<Glyphs>>>,
+    /// Costed page contents of several streams (run as one, as PDFium concatenates them).
+    pages_memo: HashMap<Vec<ObjectId>, Cost>,
 }
 
 /// What drawing each one-byte code of a Type 3 font costs: its glyph procedure's.
@@ -77,6 +104,7 @@ pub(super) fn structure(
         memo: HashMap::new(),
         stack: Vec::new(),
         type3: HashMap::new(),
+        pages_memo: HashMap::new(),
     };
     for (number, id) in &pages {
         let Ok(page) = doc.get_dictionary(*id) else {
@@ -84,10 +112,8 @@ pub(super) fn structure(
         };
         let resources = inherited(doc, page, b"Resources");
         let mut cost = Cost::default();
-        for stream_id in content_ids(page) {
-            let c = walker.stream_cost(stream_id, resources, 0)?;
-            cost = walker.sum(cost, c, 1, *number)?;
-        }
+        let c = walker.page_content_cost(&content_ids(page), resources)?;
+        cost = walker.sum(cost, c, 1, *number)?;
         for ap in appearance_ids(doc, page) {
             // An appearance stream is drawn as a form.
             let c = walker.stream_cost(ap, None, 1)?;
@@ -114,9 +140,43 @@ impl Walker<'_> {
                 .saturating_add(c.operators.saturating_mul(times)),
             draws: into.draws.saturating_add(c.draws.saturating_mul(times)),
             depth: into.depth.max(c.depth),
+            inherited: into
+                .inherited
+                .saturating_add(c.inherited.saturating_mul(times)),
         };
         self.check(out, page)?;
         Ok(out)
+    }
+
+    /// A page's content streams run as one (a font or state set in one holds in the next,
+    /// as PDFium concatenates them); one stream is costed as any other (memoised).
+    fn page_content_cost(
+        &mut self,
+        ids: &[ObjectId],
+        resources: Option<&Dictionary>,
+    ) -> Result<Cost> {
+        if ids.len() == 1 {
+            return self.stream_cost(ids[0], resources, 0);
+        }
+        if let Some(c) = self.pages_memo.get(ids) {
+            return Ok(*c);
+        }
+        let mut content = Vec::new();
+        for id in ids {
+            let Ok(stream) = self.doc.get_object(*id).and_then(Object::as_stream) else {
+                continue;
+            };
+            if self.measured.ids.insert(*id) {
+                content.append(&mut self.decode(stream)?);
+            } else {
+                // Counted already (another page lists it): decoded again, not counted again.
+                content.append(&mut self.decode_uncounted(stream)?);
+            }
+            content.push(b'\n');
+        }
+        let cost = self.content_cost(&content, resources, 0)?;
+        self.pages_memo.insert(ids.to_vec(), cost);
+        Ok(cost)
     }
 
     fn check(&self, c: Cost, page: u32) -> Result<()> {
@@ -187,6 +247,13 @@ impl Walker<'_> {
     /// filters could decode past the budget is first counted streaming (nothing held), so
     /// a bomb is refused without materialising its first few hundred megabytes.
     fn decode(&mut self, stream: &lopdf::Stream) -> Result<Vec<u8>> {
+        let content = self.decode_uncounted(stream)?;
+        self.measured.add(content.len() as u64, self.limits)?;
+        Ok(content)
+    }
+
+    /// [`Self::decode`] without adding to the document's count (a stream counted already).
+    fn decode_uncounted(&self, stream: &lopdf::Stream) -> Result<Vec<u8>> {
         let remaining = self
             .limits
             .document_bytes
@@ -249,7 +316,6 @@ impl Walker<'_> {
             // Undecodable (or an image filter): PDFium reads what it can of the raw bytes.
             Err(_) => stream.content.clone(),
         };
-        self.measured.add(content.len() as u64, self.limits)?;
         Ok(content)
     }
 
@@ -269,10 +335,12 @@ impl Walker<'_> {
         let mut first_name: Option<Vec<u8>> = None;
         // The bytes of the string operands since the last operator (`Tj`, `TJ`, `'`, `"`).
         let mut shown: Vec<u8> = Vec::new();
-        // The selected font's glyph procedures when it is a Type 3 font.
-        let mut glyphs: Option<Rc<Glyphs>> = None;
-        // Forms are costed once each, then multiplied by how often this stream draws them.
-        let mut drawn: HashMap<ObjectId, u64> = HashMap::new();
+        // The selected font, and those saved by `q`.
+        let mut font = Font::Inherited;
+        let mut saved: Vec<Font> = Vec::new();
+        // Forms are costed once each, then multiplied by how often this stream draws them
+        // (apart by the font they are drawn with, which their inherited text shows in).
+        let mut drawn: HashMap<(ObjectId, Shows), u64> = HashMap::new();
         let too_many = |limit: u64| {
             refuse(
                 "page_operators",
@@ -292,17 +360,40 @@ impl Walker<'_> {
                         _ => None,
                     };
                     if let Some(id) = target.filter(|id| self.is_drawn_stream(*id)) {
-                        *drawn.entry(id).or_default() += 1;
+                        let shows = match &font {
+                            Font::Inherited => Shows::Up,
+                            Font::Plain => Shows::Free,
+                            Font::Type3(_, m) => Shows::Glyph(m.operators, m.draws, m.depth),
+                        };
+                        *drawn.entry((id, shows)).or_default() += 1;
                     }
                     match op.as_slice() {
+                        b"q" => saved.push(font.clone()),
+                        b"Q" => {
+                            if let Some(f) = saved.pop() {
+                                font = f;
+                            }
+                        }
                         b"Tf" => {
-                            glyphs = match first_name.as_deref() {
+                            let glyphs = match first_name.as_deref() {
                                 Some(name) => self.type3_glyphs(fonts, name, resources, depth)?,
                                 None => None,
                             };
+                            font = match glyphs {
+                                Some(g) => {
+                                    let dearest = g.iter().fold(Cost::default(), |m, c| Cost {
+                                        operators: m.operators.max(c.operators),
+                                        draws: m.draws.max(c.draws),
+                                        depth: m.depth.max(c.depth),
+                                        inherited: 0,
+                                    });
+                                    Font::Type3(g, dearest)
+                                }
+                                None => Font::Plain,
+                            };
                         }
-                        b"Tj" | b"TJ" | b"'" | b"\"" => {
-                            if let Some(g) = &glyphs {
+                        b"Tj" | b"TJ" | b"'" | b"\"" => match &font {
+                            Font::Type3(g, _) => {
                                 // Each code draws its glyph procedure once, like a form.
                                 for code in &shown {
                                     let c = g[usize::from(*code)];
@@ -315,7 +406,11 @@ impl Walker<'_> {
                                 }
                                 self.check(cost, 0).map_err(unknown_page)?;
                             }
-                        }
+                            Font::Inherited => {
+                                cost.inherited = cost.inherited.saturating_add(shown.len() as u64);
+                            }
+                            Font::Plain => {}
+                        },
                         _ => {}
                     }
                     last_name = None;
@@ -330,7 +425,7 @@ impl Walker<'_> {
                     last_name = Some(n);
                 }
                 TokenKind::LiteralString(s) | TokenKind::HexString(s) => {
-                    if glyphs.is_some() {
+                    if !matches!(font, Font::Plain) {
                         shown.extend_from_slice(&s);
                     }
                     last_name = None;
@@ -338,12 +433,24 @@ impl Walker<'_> {
                 _ => last_name = None,
             }
         }
-        for (id, times) in drawn {
+        for ((id, shows), times) in drawn {
             let c = self.stream_cost(id, resources, depth + 1)?;
+            // The form's text in the font it inherits from here.
+            let (glyph_ops, glyph_draws, glyph_depth, up) = match shows {
+                Shows::Up => (0, 0, 0, c.inherited),
+                Shows::Free => (0, 0, 0, 0),
+                Shows::Glyph(o, d, depth) => (
+                    c.inherited.saturating_mul(o),
+                    c.inherited.saturating_mul(d),
+                    if c.inherited > 0 { depth } else { 0 },
+                    0,
+                ),
+            };
             let c = Cost {
-                draws: c.draws.saturating_add(1),
-                depth: c.depth + 1,
-                ..c
+                operators: c.operators.saturating_add(glyph_ops),
+                draws: c.draws.saturating_add(1).saturating_add(glyph_draws),
+                depth: (c.depth + 1).max(glyph_depth + 1),
+                inherited: up,
             };
             cost = Cost {
                 operators: cost
@@ -351,6 +458,9 @@ impl Walker<'_> {
                     .saturating_add(c.operators.saturating_mul(times)),
                 draws: cost.draws.saturating_add(c.draws.saturating_mul(times)),
                 depth: cost.depth.max(c.depth),
+                inherited: cost
+                    .inherited
+                    .saturating_add(c.inherited.saturating_mul(times)),
             };
             self.check(cost, 0).map_err(unknown_page)?;
         }

@@ -547,3 +547,67 @@ fn an_encrypted_files_streams_are_counted_decrypted() {
         Some("document_bytes".into())
     );
 }
+
+/// Objects 5.. of a page using Type 3 font /T3 (5, glyph `a` = 6 running 1,001 operators),
+/// Helvetica /F1 (7) and form /X (8) whose content is `form`.
+fn type3_objects(form: &str) -> Vec<(String, Option<Vec<u8>>)> {
+    vec![
+        obj("<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1 1] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /a 6 0 R >> /Encoding << /Type /Encoding /Differences [97 /a] >> /FirstChar 97 /LastChar 97 /Widths [1000] >>"),
+        stream("", format!("0 0 d0\n{}", "0 0 m\n".repeat(1000)).into_bytes()),
+        obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"),
+        stream("/Type /XObject /Subtype /Form /BBox [0 0 1 1]", form.as_bytes().to_vec()),
+    ]
+}
+
+const TYPE3_RESOURCES: &str = "/Font << /T3 5 0 R /F1 7 0 R >> /XObject << /X 8 0 R >>";
+
+#[test]
+fn type3_glyphs_follow_the_font_through_q_forms_and_content_streams() {
+    let ops = |doc: &[u8]| scan(doc, None, &Limits::default()).unwrap().page_operators;
+    // The font restored by Q is the Type 3 one: 3 glyphs of 1,001.
+    let doc = one_page(
+        stream("", b"BT /T3 1 Tf q /F1 1 Tf Q (aaa) Tj ET".to_vec()),
+        TYPE3_RESOURCES,
+        type3_objects("q Q"),
+    );
+    assert_eq!(ops(&doc), 3 * 1001 + 7);
+    // Helvetica selected inside q and shown there: nothing from the Type 3 glyphs.
+    let doc = one_page(
+        stream("", b"BT /T3 1 Tf q /F1 1 Tf (aaa) Tj Q ET".to_vec()),
+        TYPE3_RESOURCES,
+        type3_objects("q Q"),
+    );
+    assert_eq!(ops(&doc), 7);
+    // A form drawn ten times shows "aa" in the font it inherits: 20 glyphs.
+    let doc = one_page(
+        stream(
+            "",
+            format!("BT /T3 1 Tf {}ET", "/X Do ".repeat(10)).into_bytes(),
+        ),
+        TYPE3_RESOURCES,
+        type3_objects("(aa) Tj"),
+    );
+    assert_eq!(ops(&doc), 20 * 1001 + 10 + 13);
+    // The same form drawn with Helvetica: its glyphs run nothing.
+    let doc = one_page(
+        stream(
+            "",
+            format!("BT /F1 1 Tf {}ET", "/X Do ".repeat(10)).into_bytes(),
+        ),
+        TYPE3_RESOURCES,
+        type3_objects("(aa) Tj"),
+    );
+    assert_eq!(ops(&doc), 10 + 13);
+    // A font selected in one content stream of a page shows in the next.
+    let mut objects = vec![
+        obj("<< /Type /Catalog /Pages 2 0 R >>"),
+        obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+        obj(&format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents [4 0 R 9 0 R] /Resources << {TYPE3_RESOURCES} >> >>"
+        )),
+        stream("", b"BT /T3 1 Tf".to_vec()),
+    ];
+    objects.extend(type3_objects("q Q"));
+    objects.push(stream("", b"(aaaa) Tj ET".to_vec()));
+    assert_eq!(ops(&pdf(&objects)), 4 * 1001 + 4);
+}
