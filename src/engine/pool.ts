@@ -59,6 +59,9 @@ export interface EngineStats {
   timedOut: number;
   crashed: number;
   recycled: number;
+  /** Of the recycled: processes replaced because a call failed untyped in them (an
+   * allocation refused at the ceiling, a panic). */
+  failed: number;
 }
 
 interface Job {
@@ -77,6 +80,13 @@ interface Slot {
   /** Set once the pool ended the process itself (timeout, recycle, close). */
   retired: boolean;
 }
+
+/** Address space an engine process must have left under its ceiling after a call to take
+ * the next one. An engine process maps about 825 MiB once it has served (up to about
+ * 960 MiB after edits, measured under the hostile suite's 1 GiB ceiling); a process that
+ * tried a 30000 x 30000 image was seen failing a 600-pixel preview's bitmap next, or
+ * hanging on pdfium-render's lock until its budget ended it. */
+const HEADROOM_MB = 96;
 
 /** What each engine budget (crates/pdfedit-engine/src/open/budget/) means, for hints. */
 const LIMIT_HINTS: Record<string, string> = {
@@ -148,6 +158,7 @@ export class EnginePool {
   private timedOut = 0;
   private crashed = 0;
   private recycled = 0;
+  private failed = 0;
   /** Epoch ms since when no process has been free while work was in the pool (or null). */
   private saturatedSince: number | null = null;
 
@@ -218,8 +229,19 @@ export class EnginePool {
       rss: msg.rss,
     });
     // A call that grew the process is its last: memory goes back to the baseline with it.
-    if (msg.rss > this.opts.recycleMb * MB) {
+    // So is a call that failed untyped (a panic, PDFium failing an allocation under the
+    // address-space ceiling): such a failure can leave the process's PDFium state, and
+    // pdfium-render's global lock, held, and the next call on it would hang until its
+    // budget ends it.
+    const failed = !msg.reply.ok && !(isErrorCode(msg.reply.code) && msg.reply.code !== 'engine_error');
+    // And so is a call after which the process's address space is within HEADROOM_MB of its
+    // ceiling: PDFium keeps a huge image's reservation mapped (resident memory falls back,
+    // so the recycle above misses it), and the next call's bitmaps then fail to allocate.
+    const ceiling = this.opts.memoryMb * MB;
+    const cornered = ceiling > 0 && msg.vsize > ceiling - HEADROOM_MB * MB;
+    if (msg.rss > this.opts.recycleMb * MB || failed || cornered) {
       this.recycled++;
+      if (failed) this.failed++;
       this.retire(slot);
     }
     job.resolve(msg.reply);
@@ -344,6 +366,7 @@ export class EnginePool {
       timedOut: this.timedOut,
       crashed: this.crashed,
       recycled: this.recycled,
+      failed: this.failed,
     };
   }
 
