@@ -86,7 +86,7 @@ interface Slot {
  * 960 MiB after edits, measured under the hostile suite's 1 GiB ceiling); a process that
  * tried a 30000 x 30000 image was seen failing a 600-pixel preview's bitmap next, or
  * hanging on pdfium-render's lock until its budget ended it. */
-const HEADROOM_MB = 96;
+const HEADROOM_MB = 64;
 
 /** What each engine budget (crates/pdfedit-engine/src/open/budget/) means, for hints. */
 const LIMIT_HINTS: Record<string, string> = {
