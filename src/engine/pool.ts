@@ -34,6 +34,8 @@ export interface EnginePoolOptions {
   memoryMb?: number;
   /** A process whose resident memory passed this (MiB) after a call is recycled. */
   recycleMb?: number;
+  /** Address space a process must have left under `memoryMb` after a call (MiB). */
+  headroomMb?: number;
   /** Told of every call a process answered: which process, when it started and ended. */
   onCall?: (trace: CallTrace) => void;
 }
@@ -177,6 +179,7 @@ export class EnginePool {
       maxQueue: opts.maxQueue ?? Math.max(8, processes * 16),
       memoryMb: opts.memoryMb ?? 2048,
       recycleMb: opts.recycleMb ?? 400,
+      headroomMb: opts.headroomMb ?? HEADROOM_MB,
       onCall: opts.onCall,
     };
   }
@@ -238,7 +241,7 @@ export class EnginePool {
     // ceiling: PDFium keeps a huge image's reservation mapped (resident memory falls back,
     // so the recycle above misses it), and the next call's bitmaps then fail to allocate.
     const ceiling = this.opts.memoryMb * MB;
-    const cornered = ceiling > 0 && msg.vsize > ceiling - HEADROOM_MB * MB;
+    const cornered = ceiling > 0 && msg.vsize > ceiling - this.opts.headroomMb * MB;
     if (msg.rss > this.opts.recycleMb * MB || failed || cornered) {
       this.recycled++;
       if (failed) this.failed++;

@@ -125,14 +125,20 @@ describe('engine process pool', () => {
   }, 30_000);
 
   it('replaces a process whose address space is near its ceiling after a call', async () => {
-    // A ceiling just above an idle process's mapping (about 825 MiB once it has served): the
-    // process is left with less than the headroom, so every call is its last.
-    const p = make({ memoryMb: 900 });
+    // A headroom larger than what any process has left under its ceiling (it maps about
+    // 760-825 MiB once it has served): every call is its process's last.
+    const p = make({ memoryMb: 1024, headroomMb: 1000 });
     await p.open(CHEAP);
     await p.open(CHEAP);
     const pids = traces.map((t) => t.pid);
     expect(pids[0]).not.toBe(pids[1]);
     expect(p.stats.failed).toBe(0);
+    // The default headroom (64 MiB) leaves a served process alone.
+    await p.close();
+    const q = make({ memoryMb: 1024 });
+    await q.open(CHEAP);
+    await q.open(CHEAP);
+    expect(traces[0]!.pid).toBe(traces[1]!.pid);
   }, 30_000);
 
   it('recycles a process whose memory grew past the threshold after its call', async () => {
