@@ -81,6 +81,7 @@ impl Limits {
             page_operators: n(l.page_operators, d.page_operators),
             form_depth: l.form_depth.unwrap_or(d.form_depth),
             form_draws: n(l.form_draws, d.form_draws),
+            page_side: d.page_side,
         }
     }
 }

@@ -34,6 +34,8 @@ export interface EnginePoolOptions {
   memoryMb?: number;
   /** A process whose resident memory passed this (MiB) after a call is recycled. */
   recycleMb?: number;
+  /** Address space a process must have left under `memoryMb` after a call (MiB). */
+  headroomMb?: number;
   /** Told of every call a process answered: which process, when it started and ended. */
   onCall?: (trace: CallTrace) => void;
 }
@@ -59,6 +61,9 @@ export interface EngineStats {
   timedOut: number;
   crashed: number;
   recycled: number;
+  /** Of the recycled: processes replaced because a call failed untyped in them (an
+   * allocation refused at the ceiling, a panic). */
+  failed: number;
 }
 
 interface Job {
@@ -78,7 +83,14 @@ interface Slot {
   retired: boolean;
 }
 
-/** What each engine budget (crates/pdfedit-engine/src/open/budget.rs) means, for hints. */
+/** Address space an engine process must have left under its ceiling after a call to take
+ * the next one. An engine process maps about 825 MiB once it has served (up to about
+ * 960 MiB after edits, measured under the hostile suite's 1 GiB ceiling); a process that
+ * tried a 30000 x 30000 image was seen failing a 600-pixel preview's bitmap next, or
+ * hanging on pdfium-render's lock until its budget ended it. */
+const HEADROOM_MB = 64;
+
+/** What each engine budget (crates/pdfedit-engine/src/open/budget/) means, for hints. */
 const LIMIT_HINTS: Record<string, string> = {
   stream_bytes: 'one of its streams decompresses past the per-stream limit of your plan',
   document_bytes: 'its streams together decompress past the per-document limit of your plan',
@@ -86,14 +98,19 @@ const LIMIT_HINTS: Record<string, string> = {
   form_depth: 'its form XObjects nest deeper than your plan allows',
   form_draws: 'a page draws form XObjects more often than your plan allows',
   page_tree: 'its page tree lists pages that the readers count differently (a cycle or a page listed twice)',
+  page_size:
+    'a page is larger than 144,000 units a side (MediaBox or CropBox times UserUnit; ten times the 14,400 of ISO 32000 Annex C), or its size is not a finite number',
 };
+
+/** Limits that are the same on every plan: a paid plan does not raise them. */
+const SAME_ON_EVERY_PLAN = new Set(['page_tree', 'page_size']);
 
 /** The hint of a refusal by an engine budget (the message starts `limit <name>:`). */
 function limitHint(message: string): { hint?: string } {
   const name = /limit (\w+):/.exec(message)?.[1];
   const what = name ? LIMIT_HINTS[name] : undefined;
-  if (!what) return {};
-  const plans = name === 'page_tree' ? '' : ', or use a paid plan, whose limits are higher';
+  if (!name || !what) return {};
+  const plans = SAME_ON_EVERY_PLAN.has(name) ? '' : ', or use a paid plan, whose limits are higher';
   return {
     hint: `The document exceeds the engine limit ${name}: ${what}. Repair or simplify the PDF (for example print it to a new PDF)${plans}.`,
   };
@@ -143,6 +160,7 @@ export class EnginePool {
   private timedOut = 0;
   private crashed = 0;
   private recycled = 0;
+  private failed = 0;
   /** Epoch ms since when no process has been free while work was in the pool (or null). */
   private saturatedSince: number | null = null;
 
@@ -161,6 +179,7 @@ export class EnginePool {
       maxQueue: opts.maxQueue ?? Math.max(8, processes * 16),
       memoryMb: opts.memoryMb ?? 2048,
       recycleMb: opts.recycleMb ?? 400,
+      headroomMb: opts.headroomMb ?? HEADROOM_MB,
       onCall: opts.onCall,
     };
   }
@@ -213,8 +232,19 @@ export class EnginePool {
       rss: msg.rss,
     });
     // A call that grew the process is its last: memory goes back to the baseline with it.
-    if (msg.rss > this.opts.recycleMb * MB) {
+    // So is a call that failed untyped (a panic, PDFium failing an allocation under the
+    // address-space ceiling): such a failure can leave the process's PDFium state, and
+    // pdfium-render's global lock, held, and the next call on it would hang until its
+    // budget ends it.
+    const failed = !msg.reply.ok && !(isErrorCode(msg.reply.code) && msg.reply.code !== 'engine_error');
+    // And so is a call after which the process's address space is within HEADROOM_MB of its
+    // ceiling: PDFium keeps a huge image's reservation mapped (resident memory falls back,
+    // so the recycle above misses it), and the next call's bitmaps then fail to allocate.
+    const ceiling = this.opts.memoryMb * MB;
+    const cornered = ceiling > 0 && msg.vsize > ceiling - this.opts.headroomMb * MB;
+    if (msg.rss > this.opts.recycleMb * MB || failed || cornered) {
       this.recycled++;
+      if (failed) this.failed++;
       this.retire(slot);
     }
     job.resolve(msg.reply);
@@ -339,6 +369,7 @@ export class EnginePool {
       timedOut: this.timedOut,
       crashed: this.crashed,
       recycled: this.recycled,
+      failed: this.failed,
     };
   }
 

@@ -20,4 +20,6 @@ export type ProcessMessage =
       endedAt: number;
       /** Resident set size of the process after the task, in bytes. */
       rss: number;
+      /** Mapped address space of the process after the task (VmSize), in bytes; 0 if unknown. */
+      vsize: number;
     };

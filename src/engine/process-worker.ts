@@ -4,6 +4,7 @@
  * its memory grew past the recycle threshold; the address-space ceiling is set by the
  * spawn (prlimit), so an allocation past it fails inside this process only.
  */
+import { readFileSync } from 'node:fs';
 import type { ProcessMessage, ProcessRequest } from './process-protocol.js';
 import { initEngine, runTask } from './worker.js';
 
@@ -26,8 +27,28 @@ process.on('message', (msg: ProcessRequest) => {
   const startedAt = performance.timeOrigin + performance.now();
   const reply = runTask(msg.task);
   const endedAt = performance.timeOrigin + performance.now();
-  send({ kind: 'reply', id: msg.id, reply, startedAt, endedAt, rss: process.memoryUsage.rss() });
+  send({
+    kind: 'reply',
+    id: msg.id,
+    reply,
+    startedAt,
+    endedAt,
+    rss: process.memoryUsage.rss(),
+    vsize: vsize(),
+  });
 });
 // The pool went away (the API process died or closed the channel): end with it.
 process.on('disconnect', () => process.exit(0));
 send({ kind: 'ready', pid: process.pid });
+
+/** The process's mapped address space (VmSize, bytes): what the address-space ceiling
+ * counts. PDFium's allocator keeps what it reserved for a huge image mapped after the
+ * call, while resident memory falls back; 0 where /proc is missing. */
+function vsize(): number {
+  try {
+    const m = /VmSize:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}

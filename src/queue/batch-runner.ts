@@ -10,7 +10,7 @@ import { ApiError } from '../kernel/api-error.js';
 import { Edits } from '../schemas/edit.js';
 import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
 import { finishJob } from './finish.js';
-import { jobOwner, jobSubject, type RunnerContext } from './job-context.js';
+import { jobOwner, jobSubject, MAX_ATTEMPTS, type RunnerContext } from './job-context.js';
 import { claimRecord, joinBatch } from './leases.js';
 
 const editsCheck = TypeCompiler.Compile(Edits);
@@ -34,13 +34,28 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
     while (!runner.stopping) {
       const record = await claimRecord(svc.db, jobId, owner, svc.config.now(), leaseMs);
       if (!record) break;
-      pdf ??= await readJobInput(svc, request);
-      const entry = pdf
-        ? await runRecord(runner, job, request, pdf, record)
-        : recordError(
-            record.idx,
-            new ApiError('not_found', 'The batch template expired before this record ran.'),
-          );
+      let entry: RecordEntry;
+      try {
+        pdf ??= await readJobInput(svc, request);
+        entry = pdf
+          ? await runRecord(runner, job, request, pdf, record)
+          : recordError(
+              record.idx,
+              new ApiError('not_found', 'The batch template expired before this record ran.'),
+            );
+      } catch (err) {
+        // An untyped error (the output could not be stored, a bug): the record's lease
+        // lapses and it is claimed again, as an edit job is; past MAX_ATTEMPTS it fails
+        // alone, uncharged, and the batch goes on to finish.
+        if (record.attempts < MAX_ATTEMPTS) throw err;
+        runner.log.error({ err, job: jobId, record: record.idx }, 'batch record failed on its last attempt');
+        entry = recordError(
+          record.idx,
+          new ApiError('engine_error', `The record failed ${record.attempts} times on an internal error.`, {
+            cause: err,
+          }),
+        );
+      }
       await jobsDb(svc.db)
         .updateTable('job_records')
         .set({

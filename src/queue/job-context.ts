@@ -6,6 +6,13 @@ import type { EditServices } from '../domain/run-edit.js';
 import type { ApiError } from '../kernel/api-error.js';
 import type { JobRow } from '../store/jobs-schema.js';
 
+/**
+ * Internal failures (an engine crash or timeout, an untyped error: the output could not be
+ * stored) of an edit job or of one batch record are retried this many times in all (a
+ * fresh lease each) before it ends as failed with engine_error.
+ */
+export const MAX_ATTEMPTS = 3;
+
 /** What a job's runner (edit job or batch shard) gets from the JobRunner. */
 export interface RunnerContext {
   readonly svc: RunnerServices;

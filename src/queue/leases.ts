@@ -81,7 +81,12 @@ export async function claimRecord(
     const pick = candidates[Math.floor(Math.random() * candidates.length)]!;
     const r = await jobsDb(db)
       .updateTable('job_records')
-      .set({ status: 'running', owner, lease_until: now + leaseMs })
+      .set((eb) => ({
+        status: 'running',
+        owner,
+        lease_until: now + leaseMs,
+        attempts: eb('attempts', '+', 1),
+      }))
       .where('job_id', '=', jobId)
       .where('idx', '=', pick.idx)
       .where((eb) =>

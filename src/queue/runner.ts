@@ -7,12 +7,16 @@ import { sampleMarkFor } from '../domain/sample-mark.js';
 import { ApiError } from '../kernel/api-error.js';
 import { runBatchShard } from './batch-runner.js';
 import { finishJob } from './finish.js';
-import { errorResult, jobOwner, jobSubject, type RunnerContext, type RunnerServices } from './job-context.js';
+import {
+  errorResult,
+  jobOwner,
+  jobSubject,
+  MAX_ATTEMPTS,
+  type RunnerContext,
+  type RunnerServices,
+} from './job-context.js';
 import type { Doorbell } from './job-queue.js';
 import { claimEditJob, release, renew } from './leases.js';
-
-/** Engine failures of a job are retried this many times (a fresh lease each) before the job fails. */
-const MAX_ATTEMPTS = 3;
 
 /**
  * Runs bells: claims the work in the database, renews the lease while working, records

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { KeyMode } from '../kernel/principal.js';
 
 /**
@@ -51,6 +51,8 @@ export interface JobRecordsTable {
   changes_count: number;
   /** `records[]` entry once finished (JSON). */
   result: string | null;
+  /** Claims of this record (migration 0008): internal failures are retried up to a cap. */
+  attempts: Generated<number>;
 }
 
 export interface WebhookDeliveriesTable {

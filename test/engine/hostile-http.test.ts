@@ -15,7 +15,10 @@ describe('hostile documents through the service', () => {
   beforeAll(async () => {
     t = await startApp('sqlite', {
       ALLOW_PRIVATE_URLS: '1',
-      SYNC_TIMEOUT_MS: '800',
+      // Long enough for the bomb below to reach the memory ceiling (about 0.6 s alone; over
+      // 2 s while the hostile suite runs beside it on 2 loaded cores), far short of the
+      // shading's render (tens of seconds at width 1000).
+      SYNC_TIMEOUT_MS: '4000',
       ENGINE_PROCESSES: '1',
       ENGINE_MEMORY_MB: '1024',
     });

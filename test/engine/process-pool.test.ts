@@ -102,6 +102,45 @@ describe('engine process pool', () => {
     expect(b!.startedAt).toBeLessThan(a!.endedAt);
   }, 30_000);
 
+  it('replaces a process in which a call failed untyped, so its next call gets a fresh one', async () => {
+    const p = make({});
+    await p.open(CHEAP);
+    const [first] = p.pids;
+    // An edit the addon refuses as an argument error (no `index`): not a code of the closed
+    // list, so engine_error, as a failed allocation or a panic inside PDFium would be.
+    const bad = { pdf: CHEAP, edits: [{ op: 'replace', find: 'x', replace: 'y' }], options: {} };
+    const err = await failure(p.edit(bad as unknown as Parameters<typeof p.edit>[0]));
+    expect((err as ApiError).code).toBe('engine_error');
+    expect(p.stats.failed).toBe(1);
+    await until(() => !alive(first!));
+    await p.open(CHEAP);
+    expect(traces.at(-1)!.pid).not.toBe(first);
+    // A typed refusal keeps its process.
+    const refused = await failure(p.open(Buffer.from('not a pdf')));
+    expect((refused as ApiError).code).not.toBe('engine_error');
+    const [second] = p.pids;
+    await p.open(CHEAP);
+    expect(traces.at(-1)!.pid).toBe(second);
+    expect(p.stats.failed).toBe(1);
+  }, 30_000);
+
+  it('replaces a process whose address space is near its ceiling after a call', async () => {
+    // A headroom larger than what any process has left under its ceiling (it maps about
+    // 760-825 MiB once it has served): every call is its process's last.
+    const p = make({ memoryMb: 1024, headroomMb: 1000 });
+    await p.open(CHEAP);
+    await p.open(CHEAP);
+    const pids = traces.map((t) => t.pid);
+    expect(pids[0]).not.toBe(pids[1]);
+    expect(p.stats.failed).toBe(0);
+    // The default headroom (64 MiB) leaves a served process alone.
+    await p.close();
+    const q = make({ memoryMb: 1024 });
+    await q.open(CHEAP);
+    await q.open(CHEAP);
+    expect(traces[0]!.pid).toBe(traces[1]!.pid);
+  }, 30_000);
+
   it('recycles a process whose memory grew past the threshold after its call', async () => {
     // A threshold under any engine process's resident size: every call is its process's last.
     const p = make({ recycleMb: 1 });

@@ -555,6 +555,14 @@ describe.skipIf(!READY)('fault injection (private PostgreSQL, Redis, tmpfs; real
       const edit = await call('POST', '/v1/edit', editBody('Amount Due', 'Amount Down'));
       expectTypedError(edit, [500]);
       expect(edit.ms).toBeLessThan(8_000);
+      // A clear error while the dependency is down: the closed list's engine_error, saying
+      // what is wrong and what to do, not "Internal error.".
+      for (const a of [polled, edit]) {
+        const err = a.body.error as { code: string; message: string; hint: string };
+        expect(err.code).toBe('engine_error');
+        expect(err.message).toMatch(/database is not answering/);
+        expect(err.hint).toMatch(/retry the request in a few seconds/i);
+      }
       note(
         'PostgreSQL down',
         `GET job ${polled.status} ${(polled.body.error as { code: string }).code} in ${polled.ms} ms, POST edit ${edit.status} in ${edit.ms} ms`,

@@ -16,7 +16,8 @@ import { type FileServer, serveFiles } from '../helpers/serve.js';
  * typed error of the closed list: a 4xx, 504 engine_timeout, or 500 engine_error only when
  * its engine process died at the memory ceiling. It arrives within its budget, bills no
  * page (an answered edit bills at most the one real page), /healthz answers 200 afterwards,
- * and a well-formed /v1/text sent on another connection meanwhile is served.
+ * and a well-formed /v1/text sent on another connection meanwhile is served within 2x its
+ * usual time (plus a floor: see SIDE_FLOOR_MS).
  */
 
 /** Budget of one engine call here (SYNC_TIMEOUT_MS): every plan's budget is capped by it. */
@@ -37,7 +38,7 @@ const ROUTES: Route[] = ['text', 'preview', 'edit', 'edit-keyless'];
 const KNOWN_GAPS: Record<string, string> = {};
 
 /**
- * Cases the engine's document budgets (crates/pdfedit-engine/src/open/budget.rs, per plan
+ * Cases the engine's document budgets (crates/pdfedit-engine/src/open/budget/, per plan
  * in src/billing/plans.ts) must refuse on every route before PDFium opens them: 422
  * document_unsupported naming the limit. The key is free here, keyless for edit-keyless:
  * both get the tight budgets.
@@ -52,7 +53,23 @@ const REFUSED_BY: Record<string, RegExp> = {
   'appearance-ops': /limit page_operators:/,
   'page-tree-cycle': /limit page_tree:/,
   'kids-1500': /limit page_tree:/,
+  'mediabox-1e9': /limit page_size:/,
+  'type3-glyph-ops': /limit page_operators:/,
+  'type3-glyph-bomb': /limit (stream|document)_bytes:/,
+  'encrypted-bomb': /limit (stream|document)_bytes:/,
 };
+
+/**
+ * The concurrency bar: a well-formed /v1/text sent on another connection while a hostile
+ * request runs is served within 2x its usual time (the median of three alone, measured
+ * just before, on the same service), plus this floor. The floor absorbs scheduler noise
+ * that is not the hostile request's doing: on a loaded 2-core CI box (other builds,
+ * vitest's own workers) a 30 ms request alone can take 100-200 ms more once in a while,
+ * which 2x of a small number cannot absorb. A hostile request that really held the other
+ * engine process, or the event loop, costs seconds: far past the floor.
+ */
+const SIDE_FLOOR_MS = 250;
+const SLOW_SIDE = 'concurrent well-formed /v1/text took';
 
 interface Outcome {
   status: number;
@@ -62,9 +79,14 @@ interface Outcome {
   peakRssMb: number;
   billed: number;
   crashed: number;
+  /** Engine processes replaced because a call failed in them (an allocation refused at the
+   * memory ceiling): the process ends, as when it dies there. */
+  failed: number;
   healthz: number;
   sideStatus: number;
   sideMs: number;
+  /** The well-formed request's usual time, alone, just before (median of three). */
+  usualMs: number;
 }
 
 const table: string[] = [];
@@ -74,7 +96,6 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
   let files: FileServer;
   let base = '';
   let key = '';
-  let sideAloneMs = 0;
   const invoice = HAVE_CORPUS ? readFileSync(corpusPath('doc-invoice-itextsharp-demo.pdf')) : Buffer.alloc(0);
 
   beforeAll(async () => {
@@ -93,16 +114,6 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
     // The engine processes are up before the first case is timed.
     const warm = await post('text', 'invoice.pdf', 'x');
     expect(warm.status).toBe(200);
-    // The usual time of the concurrent request, alone: the table compares against it.
-    const alone: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const at = Date.now();
-      const res = await post('text', 'invoice.pdf', 'x');
-      await res.arrayBuffer();
-      expect(res.status).toBe(200);
-      alone.push(Date.now() - at);
-    }
-    sideAloneMs = alone.sort((a, b) => a - b)[1]!;
     // The meter readings below can see a charge: a real edit of the one-page invoice, with the
     // key and without, moves each by one page.
     for (const route of ['edit', 'edit-keyless'] as const) {
@@ -118,8 +129,8 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
     if (table.length > 0) {
       console.log(
         [
-          `Concurrent /v1/text of the invoice alone: ${sideAloneMs} ms (median of 3).`,
-          '| case | route | answer | ms | peak RSS MiB | billed | concurrent text ms |',
+          `Concurrent /v1/text of the invoice: its time during the case, and alone just before (median of 3); bar: 2 x alone + ${SIDE_FLOOR_MS} ms.`,
+          '| case | route | answer | ms | peak RSS MiB | billed | concurrent text ms (alone) |',
           '|---|---|---|---|---|---|---|',
           ...table,
         ].join('\n'),
@@ -199,10 +210,27 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
     };
   }
 
+  /** One well-formed /v1/text of the invoice: its status and time to the end of its body. */
+  async function side(): Promise<{ status: number; ms: number }> {
+    const at = Date.now();
+    const res = await post('text', 'invoice.pdf', 'x');
+    await res.arrayBuffer();
+    return { status: res.status, ms: Date.now() - at };
+  }
+
   async function run(route: Route, file: string, find: string): Promise<Outcome> {
     const withKey = route !== 'edit-keyless';
+    // The usual time of the concurrent request, alone, on this service right now.
+    const alone: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const a = await side();
+      expect(a.status).toBe(200);
+      alone.push(a.ms);
+    }
+    const usualMs = alone.sort((a, b) => a - b)[1]!;
     const usedBefore = await pagesUsed(withKey);
     const crashedBefore = t.app.engine.stats.crashed;
+    const failedBefore = t.app.engine.stats.failed;
     const rss = sampleRss();
     const started = Date.now();
     const hostile = post(route, file, find).then(async (res) => {
@@ -224,10 +252,7 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
     });
     // A well-formed request on another connection while the hostile one runs.
     await new Promise((r) => setTimeout(r, 50));
-    const sideStart = Date.now();
-    const side = await post('text', 'invoice.pdf', 'x');
-    const sideMs = Date.now() - sideStart;
-    await side.arrayBuffer();
+    const during = await side();
     const answer = await hostile;
     const peakRssMb = rss.stop();
     const healthz = (await fetch(`${base}/healthz`)).status;
@@ -237,9 +262,11 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
       peakRssMb,
       billed,
       crashed: t.app.engine.stats.crashed - crashedBefore,
+      failed: t.app.engine.stats.failed - failedBefore,
       healthz,
-      sideStatus: side.status,
-      sideMs,
+      sideStatus: during.status,
+      sideMs: during.ms,
+      usualMs,
     };
   }
 
@@ -252,7 +279,7 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
       if (!isErrorCode(o.code)) out.push(`untyped ${o.status} (${o.code ?? 'no code'})`);
       else if (ERROR_STATUS[o.code] !== o.status) out.push(`${o.code} with status ${o.status}`);
       else if (o.status >= 500) {
-        if (o.code === 'engine_error' && o.crashed === 0)
+        if (o.code === 'engine_error' && o.crashed === 0 && o.failed === 0)
           out.push(`500 engine_error while no engine process ended (a 422 is due): ${o.message}`);
         else if (o.code !== 'engine_timeout' && o.code !== 'engine_error') out.push(`5xx ${o.code}`);
       }
@@ -261,6 +288,8 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
     if (o.ms > DEADLINE_MS) out.push(`answered after ${o.ms} ms (deadline ${DEADLINE_MS} ms)`);
     if (o.healthz !== 200) out.push(`/healthz ${o.healthz} afterwards`);
     if (o.sideStatus !== 200) out.push(`concurrent well-formed /v1/text answered ${o.sideStatus}`);
+    else if (o.sideMs > 2 * o.usualMs + SIDE_FLOOR_MS)
+      out.push(`${SLOW_SIDE} ${o.sideMs} ms, past 2 x its usual ${o.usualMs} ms + ${SIDE_FLOOR_MS} ms`);
     return out;
   }
 
@@ -310,11 +339,19 @@ describe.skipIf(!HAVE_CORPUS)('hostile PDFs through the routes', () => {
     for (const route of ROUTES) {
       const id = `${c.name} ${route}`;
       it(`${id}: ${c.what}`, async () => {
-        const o = await run(route, `${c.name}.pdf`, c.find);
-        const found = breaches(o);
-        table.push(
-          `| ${c.name} | ${route} | ${o.status}${o.code ? ` ${o.code}` : ''} | ${o.ms} | ${o.peakRssMb} | ${o.billed} | ${o.sideMs} |`,
-        );
+        const row = (o: Outcome, note = '') =>
+          `| ${c.name} | ${route}${note} | ${o.status}${o.code ? ` ${o.code}` : ''} | ${o.ms} | ${o.peakRssMb} | ${o.billed} | ${o.sideMs} (${o.usualMs}) |`;
+        let o = await run(route, `${c.name}.pdf`, c.find);
+        let found = breaches(o);
+        if (found.length > 0 && found.every((b) => b.startsWith(SLOW_SIDE))) {
+          // Only the concurrency bar missed: a hostile request that holds the service misses
+          // it again; a moment of scheduler noise (other work on the machine) does not. The
+          // case runs once more and its second outcome counts; both are in the table.
+          table.push(row(o, ' (bar missed, run again)'));
+          o = await run(route, `${c.name}.pdf`, c.find);
+          found = breaches(o);
+        }
+        table.push(row(o));
         const limit = REFUSED_BY[c.name];
         if (limit) {
           expect(`${o.status} ${o.code}`, o.message).toBe('422 document_unsupported');

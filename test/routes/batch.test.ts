@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { charge, usageOf } from '../../src/billing/meter.js';
 import { ensureAccount } from '../../src/domain/accounts.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
@@ -195,5 +195,76 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
       expect(fits.statusCode).toBe(202);
       await waitForJob(t.app, k, fits.json().job_id);
     });
+  },
+);
+
+/**
+ * A record whose edit fails on an untyped error (an engine double throws a plain Error for
+ * one record's text) is claimed again after its lease lapses, at most MAX_ATTEMPTS times in
+ * all, then fails alone with engine_error, uncharged; the other records are done and the
+ * batch finishes, billed for them only.
+ */
+describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
+  'POST /v1/batch, a record failing on an internal error (%s)',
+  (kind) => {
+    let t: TestApp;
+    let key: string;
+    let files: FileServer;
+    beforeAll(async () => {
+      t = await startApp(kind, { ALLOW_PRIVATE_URLS: '1', JOB_LEASE_MS: '1000', JOB_RECONCILE_MS: '100' });
+      key = await t.newKey('batch-retry@example.com', 'starter');
+      files = await serveFiles({ [INVOICE]: corpusPath(INVOICE) });
+    });
+    afterAll(async () => {
+      vi.restoreAllMocks();
+      await files?.close();
+      await t?.close();
+    });
+
+    it('is retried 3 times, then fails with engine_error; the batch finishes', async () => {
+      const engine = t.app.engine;
+      const real = engine.edit.bind(engine);
+      let boomCalls = 0;
+      vi.spyOn(engine, 'edit').mockImplementation((task, timeoutMs) => {
+        if (JSON.stringify(task.edits).includes('Boom Wholesale')) {
+          boomCalls++;
+          return Promise.reject(new Error('engine double: an untyped failure'));
+        }
+        return real(task, timeoutMs);
+      });
+      const used = async () =>
+        (await t.app.inject({ method: 'GET', url: '/v1/usage', headers: bearer(key) })).json()
+          .pages_used as number;
+      const usedBefore = await used();
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/batch',
+        headers: bearer(key),
+        payload: {
+          template: { url: files.url(INVOICE) },
+          edits: EDITS,
+          records: [{ name: 'Northwind' }, { name: 'Boom' }, { name: 'Contoso' }],
+        },
+      });
+      expect(res.statusCode, res.body).toBe(202);
+      const job = await waitForJob(t.app, key, res.json().job_id, 60_000);
+      expect(job).toMatchObject({ kind: 'batch', status: 'partial', progress: { done: 3, total: 3 } });
+      const records = job.records as RecordEntry[];
+      expect(records.map((r) => [r.index, r.status])).toEqual([
+        [0, 'done'],
+        [1, 'failed'],
+        [2, 'done'],
+      ]);
+      expect(records[1]!.error).toMatchObject({ code: 'engine_error' });
+      expect(records[1]!.error!.message).toContain('3 times');
+      expect(records[1]!.output).toBeNull();
+      expect(boomCalls).toBe(3);
+      // Billed for the two applied records only, once.
+      expect(job.pages_billed).toBe(2);
+      expect((await used()) - usedBefore).toBe(2);
+      // Nothing runs it again: the count stays where it ended.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(boomCalls).toBe(3);
+    }, 90_000);
   },
 );

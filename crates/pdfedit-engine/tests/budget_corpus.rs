@@ -15,6 +15,7 @@ const TIGHT: Limits = Limits {
     page_operators: 300_000,
     form_depth: 8,
     form_draws: 5_000,
+    page_side: pdfedit_engine::budget::PAGE_SIDE,
 };
 
 fn ms(t: Instant) -> f64 {

@@ -6,6 +6,7 @@ import { idempotency } from './0004_idempotency.js';
 import { jobs } from './0005_jobs.js';
 import { terms } from './0006_terms.js';
 import { selfService } from './0007_self_service.js';
+import { recordAttempts } from './0008_record_attempts.js';
 
 /**
  * Every migration, by name. Kysely runs them in the order of their names, so a new one
@@ -19,4 +20,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005_jobs': jobs,
   '0006_terms': terms,
   '0007_self_service': selfService,
+  '0008_record_attempts': recordAttempts,
 };

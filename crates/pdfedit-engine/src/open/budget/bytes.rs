@@ -60,17 +60,101 @@ impl Filter {
 }
 
 /// Counts every stream of the file; returns how many had to be decoded.
-pub(super) fn raw_bytes(bytes: &[u8], limits: &Limits, measured: &mut Measured) -> Result<usize> {
-    let streams: Vec<RawStream> = find_streams(bytes)
+pub(super) fn raw_bytes(
+    bytes: &[u8],
+    streams: Vec<RawStream>,
+    limits: &Limits,
+    measured: &mut Measured,
+) -> Result<usize> {
+    let streams: Vec<(&[u8], RawStream)> = streams
         .into_iter()
         .filter(|s| !measured.at.contains(&s.data.start))
+        .map(|s| (bytes, s))
         .collect();
-    // Bound every stream from its filters; decode only what the bounds do not settle.
-    let bounds: Vec<u64> = streams.iter().map(bound).collect();
+    count(&streams, limits, measured)
+}
+
+/// Counts the streams of an encrypted document that lopdf loaded (and so decrypted) and
+/// the structure pass did not measure: their decoded size is bounded, not that of their
+/// ciphertext, which no decoder reads. They are then marked measured, so the bytes pass
+/// skips them. Returns how many had to be decoded.
+pub(super) fn decrypted_streams(
+    doc: &lopdf::Document,
+    limits: &Limits,
+    measured: &mut Measured,
+) -> Result<usize> {
+    let mut items: Vec<(&[u8], RawStream)> = Vec::new();
+    let mut ids = Vec::new();
+    for (id, obj) in &doc.objects {
+        let lopdf::Object::Stream(stream) = obj else {
+            continue;
+        };
+        if measured.ids.contains(id) {
+            continue;
+        }
+        let filters = stream_filters(doc, &stream.dict);
+        items.push((
+            &stream.content,
+            RawStream {
+                data: 0..stream.content.len(),
+                filters,
+                samples: dict_samples(doc, &stream.dict),
+            },
+        ));
+        ids.push(*id);
+    }
+    let n = count(&items, limits, measured)?;
+    measured.ids.extend(ids);
+    Ok(n)
+}
+
+/// A stream dictionary's filters, the array resolved when it sits behind a reference.
+pub(super) fn stream_filters(doc: &lopdf::Document, dict: &lopdf::Dictionary) -> Vec<Filter> {
+    match dict
+        .get(b"Filter")
+        .ok()
+        .and_then(|f| doc.dereference(f).ok())
+    {
+        Some((_, lopdf::Object::Name(n))) => vec![Filter::from_name(n)],
+        Some((_, lopdf::Object::Array(a))) => a
+            .iter()
+            .filter_map(|o| o.as_name().ok().map(Filter::from_name))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The sample bytes of an image stream's dictionary (as [`image_samples`] reads them from
+/// the file's text).
+fn dict_samples(doc: &lopdf::Document, dict: &lopdf::Dictionary) -> Option<u64> {
+    let get = |k: &[u8]| doc.dereference(dict.get(k).ok()?).ok().map(|(_, o)| o);
+    if get(b"Subtype")?.as_name().ok()? != b"Image" {
+        return None;
+    }
+    let int = |k: &[u8]| get(k)?.as_i64().ok().and_then(|n| u64::try_from(n).ok());
+    let (w, h, bpc) = (int(b"Width")?, int(b"Height")?, int(b"BitsPerComponent")?);
+    let components = match get(b"ColorSpace").and_then(|c| c.as_name().ok()) {
+        Some(b"DeviceGray" | b"G") => 1,
+        Some(b"DeviceRGB" | b"RGB") => 3,
+        _ => 4,
+    };
+    w.checked_mul(components)?
+        .checked_mul(bpc.clamp(1, 16))?
+        .div_ceil(8)
+        .checked_mul(h)
+}
+
+/// Bounds every stream from its filters and decodes only what the bounds do not settle.
+fn count(
+    streams: &[(&[u8], RawStream)],
+    limits: &Limits,
+    measured: &mut Measured,
+) -> Result<usize> {
+    let bounds: Vec<u64> = streams.iter().map(|(_, s)| bound(s)).collect();
     let mut known: Vec<Option<u64>> = vec![None; streams.len()];
-    for (i, s) in streams.iter().enumerate() {
+    for (i, (buf, s)) in streams.iter().enumerate() {
         if bounds[i] > limits.stream_bytes {
-            known[i] = Some(decoded_size(bytes, s, limits.stream_bytes)?);
+            known[i] = Some(decoded_size(buf, s, limits.stream_bytes)?);
         }
     }
     let sum = |known: &[Option<u64>]| -> u64 {
@@ -84,7 +168,8 @@ pub(super) fn raw_bytes(bytes: &[u8], limits: &Limits, measured: &mut Measured) 
         let mut order: Vec<usize> = (0..streams.len()).filter(|&i| known[i].is_none()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(bounds[i]));
         for i in order {
-            known[i] = Some(decoded_size(bytes, &streams[i], limits.stream_bytes)?);
+            let (buf, s) = &streams[i];
+            known[i] = Some(decoded_size(buf, s, limits.stream_bytes)?);
             if measured.total.saturating_add(sum(&known)) <= limits.document_bytes {
                 break;
             }

@@ -28,9 +28,9 @@ use std::collections::HashSet;
 
 use lopdf::{Document, LoadOptions};
 
-use bytes::raw_bytes;
 #[cfg(test)]
 use bytes::*;
+use bytes::{decrypted_streams, find_streams, raw_bytes, RawStream};
 #[cfg(test)]
 use decoders::*;
 use structure::structure;
@@ -52,7 +52,17 @@ pub struct Limits {
     pub form_depth: u32,
     /// Form XObjects one page draws, nested draws included.
     pub form_draws: u64,
+    /// Largest side of a page's MediaBox and CropBox, in default user space units times
+    /// the page's `/UserUnit` (the same for every plan: see [`PAGE_SIDE`]).
+    pub page_side: u64,
 }
+
+/// The default largest page side: ten times ISO 32000-1 Annex C's 14,400 units (200
+/// inches), so a CAD drawing larger than a viewer's limit still reads; about 50 m. A page
+/// of a billion units is no drawing: PDFium's allocations for it fail under the engine's
+/// address-space ceiling, which leaves pdfium-render's lock held and its process hanging
+/// until the wall-time budget ends it.
+pub const PAGE_SIDE: u64 = 144_000;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -62,6 +72,7 @@ impl Default for Limits {
             page_operators: 1_000_000,
             form_depth: 12,
             form_draws: 20_000,
+            page_side: PAGE_SIDE,
         }
     }
 }
@@ -93,10 +104,23 @@ pub fn scan(bytes: &[u8], password: Option<&str>, limits: &Limits) -> Result<Sca
     let mut measured = Measured::default();
     let mut out = Scan::default();
     let options = LoadOptions::with_password(password.unwrap_or(""));
-    if let Ok(doc) = Document::load_mem_with_options(bytes, options) {
+    let loaded = Document::load_mem_with_options(bytes, options)
+        .ok()
+        .or_else(|| {
+            // An encrypted file whose trailer lopdf reads only once patched (see
+            // `crypt::open_encrypted`): the patch is appended, so stream offsets stay.
+            bytes::find(bytes, b"/Encrypt")?;
+            crate::open::crypt::open_encrypted(bytes, password.unwrap_or("")).map(|(d, _)| d)
+        });
+    let streams = find_streams(bytes);
+    if let Some(doc) = loaded {
         out.lopdf_pages = Some(structure(&doc, limits, &mut measured, &mut out)?);
+        if doc.encryption_state.is_some() {
+            out.streams_decoded = decrypted_streams(&doc, limits, &mut measured)?;
+        }
+        measured.locate(&doc, &streams);
     }
-    out.streams_decoded = raw_bytes(bytes, limits, &mut measured)?;
+    out.streams_decoded += raw_bytes(bytes, streams, limits, &mut measured)?;
     out.decoded_bytes = measured.total;
     Ok(out)
 }
@@ -115,15 +139,44 @@ pub fn check_page_count(scan: &Scan, pdfium_pages: u32) -> Result<()> {
     }
 }
 
-/// Streams decoded by the structure pass (by the file offset of their data), and the
-/// decoded bytes counted so far.
+/// Streams counted by the structure pass (the objects, then the file offsets of their
+/// data), and the decoded bytes counted so far.
 #[derive(Default)]
 struct Measured {
+    ids: HashSet<lopdf::ObjectId>,
     at: HashSet<usize>,
     total: u64,
 }
 
 impl Measured {
+    /// The file offsets of the data of the objects counted, so that the bytes pass skips
+    /// them: lopdf keeps a stream's offset only when its `/Length` is indirect; otherwise
+    /// the object's cross-reference offset is followed to the first stream after it.
+    fn locate(&mut self, doc: &Document, streams: &[RawStream]) {
+        let starts: Vec<usize> = streams.iter().map(|s| s.data.start).collect();
+        for id in &self.ids {
+            if let Ok(lopdf::Object::Stream(s)) = doc.get_object(*id) {
+                if let Some(at) = s.start_position {
+                    self.at.insert(at);
+                    continue;
+                }
+            }
+            let Some(lopdf::xref::XrefEntry::Normal { offset, generation }) =
+                doc.reference_table.get(id.0)
+            else {
+                continue;
+            };
+            if *generation != id.1 {
+                continue;
+            }
+            let offset = *offset as usize;
+            let i = starts.partition_point(|&s| s <= offset);
+            if let Some(&at) = starts.get(i) {
+                self.at.insert(at);
+            }
+        }
+    }
+
     fn add(&mut self, n: u64, limits: &Limits) -> Result<()> {
         self.total = self.total.saturating_add(n);
         if self.total > limits.document_bytes {

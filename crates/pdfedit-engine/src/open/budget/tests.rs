@@ -335,3 +335,279 @@ fn filters_are_read_from_the_dictionary_text() {
     assert_eq!(filters_of(b"<< /Length 5 >>"), Vec::<Filter>::new());
     assert_eq!(filters_of(b"<< /Filter 7 0 R >>"), vec![Filter::Other]);
 }
+
+/// A page of `extra` keys (its own boxes) under a tree node of `parent` keys.
+fn page_with(parent: &str, extra: &str) -> Vec<u8> {
+    pdf(&[
+        obj("<< /Type /Catalog /Pages 2 0 R >>"),
+        obj(&format!(
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 {parent} >>"
+        )),
+        obj(&format!(
+            "<< /Type /Page /Parent 2 0 R /Contents 4 0 R {extra} >>"
+        )),
+        stream("", b"q Q".to_vec()),
+    ])
+}
+
+#[test]
+fn a_page_larger_than_the_page_side_is_refused() {
+    let d = Limits::default();
+    let ok = |doc: Vec<u8>| scan(&doc, None, &d).is_ok();
+    let refused = |doc: Vec<u8>| limit_of(scan(&doc, None, &d));
+    // The corpus's largest kind of page, an A0 drawing, and a 10 m banner pass.
+    assert!(ok(page_with("", "/MediaBox [0 0 2384 3370]")));
+    assert!(ok(page_with("", "/MediaBox [0 0 28346 1000]")));
+    // At the bound passes, past it is refused; negative corners count by their distance.
+    assert!(ok(page_with("", "/MediaBox [0 0 144000 10]")));
+    assert_eq!(
+        refused(page_with("", "/MediaBox [0 0 1000000000 1000000000]")),
+        Some("page_size".into())
+    );
+    assert_eq!(
+        refused(page_with("", "/MediaBox [-72001 0 72000 10]")),
+        Some("page_size".into())
+    );
+    // Inherited from the tree node, and through the CropBox.
+    assert_eq!(
+        refused(page_with("/MediaBox [0 0 200000 10]", "")),
+        Some("page_size".into())
+    );
+    assert_eq!(
+        refused(page_with(
+            "",
+            "/MediaBox [0 0 612 792] /CropBox [0 0 1e9 10]"
+        )),
+        None,
+        "an exponent is no PDF number: the box is not four numbers, PDFium uses Letter"
+    );
+    assert_eq!(
+        refused(page_with(
+            "",
+            "/MediaBox [0 0 612 792] /CropBox [0 0 900000 10]"
+        )),
+        Some("page_size".into())
+    );
+    // /UserUnit multiplies: 2,000 units of 100 are 200,000.
+    assert!(ok(page_with("", "/MediaBox [0 0 2000 2000]")));
+    assert_eq!(
+        refused(page_with("", "/MediaBox [0 0 2000 2000] /UserUnit 100")),
+        Some("page_size".into())
+    );
+    // Not finite: a number too long for a float.
+    let huge = format!("/MediaBox [0 0 1{}.0 10]", "0".repeat(60));
+    assert_eq!(refused(page_with("", &huge)), Some("page_size".into()));
+    // The message names the limit.
+    let doc = page_with("", "/MediaBox [0 0 1000000000 1000000000]");
+    let Err(Error::Unsupported(m)) = scan(&doc, None, &d) else {
+        panic!("refused");
+    };
+    assert!(m.contains("144000 units"), "{m}");
+}
+
+/// A page showing `shown` (a literal string) `times` times in Type 3 font /T3 (object 5)
+/// whose glyph `a` (code 97) runs `glyph_ops` operators; the procedure is object 6.
+fn type3_page(
+    glyph_ops: usize,
+    shown: &str,
+    times: usize,
+    proc_filter: &str,
+    proc: Vec<u8>,
+) -> Vec<u8> {
+    let proc = if proc.is_empty() {
+        format!("0 0 d0\n{}", "0 0 m\n".repeat(glyph_ops)).into_bytes()
+    } else {
+        proc
+    };
+    one_page(
+        stream("", format!("BT /T3 1 Tf {}ET", format!("({shown}) Tj\n").repeat(times)).into_bytes()),
+        "/Font << /T3 5 0 R >>",
+        vec![
+            obj("<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1 1] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /a 6 0 R >> /Encoding << /Type /Encoding /Differences [97 /a] >> /FirstChar 97 /LastChar 97 /Widths [1000] >>"),
+            stream(proc_filter, proc),
+        ],
+    )
+}
+
+#[test]
+fn type3_glyph_procedures_are_counted_per_draw() {
+    let limits = |page_operators| Limits {
+        page_operators,
+        ..Limits::default()
+    };
+    // 1,001 operators a glyph, "aab" shown 10 times: 20 glyphs of `a` drawn (b has no
+    // procedure), 20,020 operators, plus 13 of the page (BT, Tf, ten Tj, ET).
+    let doc = type3_page(1000, "aab", 10, "", Vec::new());
+    let s = scan(&doc, None, &limits(30_000)).unwrap();
+    assert_eq!(s.page_operators, 20 * 1001 + 13);
+    assert_eq!(
+        limit_of(scan(&doc, None, &limits(20 * 1001 + 12))),
+        Some("page_operators".into())
+    );
+    // A font never selected costs nothing: the same page with /T3 selected as another name.
+    let unselected = type3_page(1000, "aab", 10, "", Vec::new());
+    let unselected = String::from_utf8_lossy(&unselected).replace("/T3 1 Tf", "/T9 1 Tf");
+    let s = scan(unselected.as_bytes(), None, &limits(30_000)).unwrap();
+    assert_eq!(s.page_operators, 13);
+}
+
+#[test]
+fn a_type3_glyph_procedure_bomb_is_refused() {
+    // The glyph procedure inflates to 32 MiB of spaces. The structure pass decodes it as
+    // the glyph's content: its real size is counted (the bytes pass alone would count the
+    // bound of its filter, 1032 times its length), and past the stream limit it is refused.
+    let doc = type3_page(
+        0,
+        "a",
+        1,
+        "/Filter /FlateDecode",
+        zlib(&vec![b' '; 32 << 20]),
+    );
+    let s = scan(&doc, None, &Limits::default()).unwrap();
+    let content = "BT /T3 1 Tf (a) Tj\nET".len() as u64;
+    assert_eq!(s.decoded_bytes, (32 << 20) + content);
+    let tight = Limits {
+        stream_bytes: 16 << 20,
+        ..Limits::default()
+    };
+    let r = scan(&doc, None, &tight);
+    let Err(Error::Unsupported(m)) = &r else {
+        panic!("refused: {r:?}");
+    };
+    assert!(m.starts_with("limit stream_bytes:"), "{m}");
+}
+
+/// `plain` encrypted with RC4 128 bits (V2, R3), an empty user password.
+fn encrypted(plain: &[u8]) -> Vec<u8> {
+    use lopdf::encryption::{EncryptionState, EncryptionVersion, Permissions};
+    let mut doc = Document::load_mem(plain).unwrap();
+    let id = lopdf::Object::String(
+        b"0123456789abcdef".to_vec(),
+        lopdf::StringFormat::Hexadecimal,
+    );
+    doc.trailer
+        .set("ID", lopdf::Object::Array(vec![id.clone(), id]));
+    let state = EncryptionState::try_from(EncryptionVersion::V2 {
+        document: &doc,
+        owner_password: "owner",
+        user_password: "",
+        key_length: 128,
+        permissions: Permissions::all(),
+    })
+    .unwrap();
+    doc.encrypt(&state).unwrap();
+    let mut out = Vec::new();
+    doc.save_to(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn an_encrypted_files_streams_are_counted_decrypted() {
+    // A twice-Flated 64 MiB image drawn by the page, then the whole file encrypted: its
+    // ciphertext inflates to nothing, its plaintext to 64 MiB.
+    let bomb = zlib(&zlib(&vec![0u8; 64 << 20]));
+    let plain = one_page(
+        stream("", b"q 10 0 0 10 0 0 cm /Im Do Q".to_vec()),
+        "/XObject << /Im 5 0 R >>",
+        vec![stream(
+            "/Type /XObject /Subtype /Image /Width 8192 /Height 8192 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter [/FlateDecode /FlateDecode]",
+            bomb,
+        )],
+    );
+    let tight = Limits {
+        stream_bytes: 8 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(
+        limit_of(scan(&plain, None, &tight)),
+        Some("stream_bytes".into())
+    );
+    let doc = encrypted(&plain);
+    assert!(find(&doc, b"/Encrypt").is_some());
+    let s = scan(&doc, None, &Limits::default()).unwrap();
+    assert_eq!(s.lopdf_pages, Some(1));
+    assert!(s.decoded_bytes >= 64 << 20, "counted {}", s.decoded_bytes);
+    assert_eq!(
+        limit_of(scan(&doc, None, &tight)),
+        Some("stream_bytes".into())
+    );
+    // Many streams under the stream limit add up past the document limit, decrypted too.
+    let part = zlib(&vec![b' '; 4 << 20]);
+    let extra = (0..8)
+        .map(|_| stream("/Filter /FlateDecode", part.clone()))
+        .collect();
+    let doc = encrypted(&one_page(stream("", b"q Q".to_vec()), "", extra));
+    let limits = Limits {
+        stream_bytes: 8 << 20,
+        document_bytes: 16 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(
+        limit_of(scan(&doc, None, &limits)),
+        Some("document_bytes".into())
+    );
+}
+
+/// Objects 5.. of a page using Type 3 font /T3 (5, glyph `a` = 6 running 1,001 operators),
+/// Helvetica /F1 (7) and form /X (8) whose content is `form`.
+fn type3_objects(form: &str) -> Vec<(String, Option<Vec<u8>>)> {
+    vec![
+        obj("<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1 1] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /a 6 0 R >> /Encoding << /Type /Encoding /Differences [97 /a] >> /FirstChar 97 /LastChar 97 /Widths [1000] >>"),
+        stream("", format!("0 0 d0\n{}", "0 0 m\n".repeat(1000)).into_bytes()),
+        obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"),
+        stream("/Type /XObject /Subtype /Form /BBox [0 0 1 1]", form.as_bytes().to_vec()),
+    ]
+}
+
+const TYPE3_RESOURCES: &str = "/Font << /T3 5 0 R /F1 7 0 R >> /XObject << /X 8 0 R >>";
+
+#[test]
+fn type3_glyphs_follow_the_font_through_q_forms_and_content_streams() {
+    let ops = |doc: &[u8]| scan(doc, None, &Limits::default()).unwrap().page_operators;
+    // The font restored by Q is the Type 3 one: 3 glyphs of 1,001.
+    let doc = one_page(
+        stream("", b"BT /T3 1 Tf q /F1 1 Tf Q (aaa) Tj ET".to_vec()),
+        TYPE3_RESOURCES,
+        type3_objects("q Q"),
+    );
+    assert_eq!(ops(&doc), 3 * 1001 + 7);
+    // Helvetica selected inside q and shown there: nothing from the Type 3 glyphs.
+    let doc = one_page(
+        stream("", b"BT /T3 1 Tf q /F1 1 Tf (aaa) Tj Q ET".to_vec()),
+        TYPE3_RESOURCES,
+        type3_objects("q Q"),
+    );
+    assert_eq!(ops(&doc), 7);
+    // A form drawn ten times shows "aa" in the font it inherits: 20 glyphs.
+    let doc = one_page(
+        stream(
+            "",
+            format!("BT /T3 1 Tf {}ET", "/X Do ".repeat(10)).into_bytes(),
+        ),
+        TYPE3_RESOURCES,
+        type3_objects("(aa) Tj"),
+    );
+    assert_eq!(ops(&doc), 20 * 1001 + 10 + 13);
+    // The same form drawn with Helvetica: its glyphs run nothing.
+    let doc = one_page(
+        stream(
+            "",
+            format!("BT /F1 1 Tf {}ET", "/X Do ".repeat(10)).into_bytes(),
+        ),
+        TYPE3_RESOURCES,
+        type3_objects("(aa) Tj"),
+    );
+    assert_eq!(ops(&doc), 10 + 13);
+    // A font selected in one content stream of a page shows in the next.
+    let mut objects = vec![
+        obj("<< /Type /Catalog /Pages 2 0 R >>"),
+        obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+        obj(&format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents [4 0 R 9 0 R] /Resources << {TYPE3_RESOURCES} >> >>"
+        )),
+        stream("", b"BT /T3 1 Tf".to_vec()),
+    ];
+    objects.extend(type3_objects("q Q"));
+    objects.push(stream("", b"(aaaa) Tj ET".to_vec()));
+    assert_eq!(ops(&pdf(&objects)), 4 * 1001 + 4);
+}
