@@ -7,6 +7,7 @@ use lopdf::Document;
 use pdf_content::interp::matrix::transform_rect;
 
 use crate::plan::actual::ActualTexts;
+use crate::plan::align;
 use crate::plan::choose::{
     choose_font, embed_resolved, encode_in_phrase_fonts, encode_segments, prefer_shown_codes,
     space_width, Chosen, Seg,
@@ -25,7 +26,7 @@ use crate::plan::room::{
 use crate::plan::style;
 use crate::plan::vertical;
 use crate::plan::{PagePlan, Planned, Refusal, REFLOW_NEEDED};
-use crate::types::{Edit, EditOp, FontPolicy, Style};
+use crate::types::{Alignment, Edit, EditOp, Fit, FontPolicy, Style};
 use pdf_fonts::registry::Kind;
 
 /// Plans every match of one edit on one page. `keep_prefix` is non-zero for an inline
@@ -49,6 +50,9 @@ pub(crate) fn plan_page(
     let mut edited: Vec<usize> = Vec::new();
     // Byte edits besides the rewritten ops (a delete's close-up by relative moves).
     let mut extra_edits = Vec::new();
+    // The page's line segments, read when a replace first needs its line's alignment.
+    let mut segs: Option<Vec<align::Segment>> = None;
+    let mut old_box_extra: Vec<[f64; 4]> = Vec::new();
     for (mi, m) in matches.iter().enumerate() {
         if model.lines[m.line].stacked && m.glyphs.len() > 1 {
             return Err((
@@ -229,7 +233,34 @@ pub(crate) fn plan_page(
         } / 1000.0
             * size
             * sp.scale;
-        let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
+        let mut room = room_after(model, m, first, sp.scale, (word_gap, old_w));
+        // A replace keeps its line's alignment when it changes the line's width.
+        let alignable = edit.op == EditOp::Replace
+            && !inline
+            && !vertical
+            && edit.fit != Fit::None
+            && head_segs.is_empty()
+            && matches.iter().filter(|o| o.line == m.line).count() == 1;
+        let aligned = if alignable {
+            let segs = segs.get_or_insert_with(|| align::segments(model));
+            align_line(model, segs, m, &members)
+        } else {
+            None
+        };
+        if let Some((me, al, true)) = aligned {
+            // A centred or right-aligned line grows to its left too: the room is beside it.
+            let segs = segs.as_deref().unwrap_or_default();
+            let (l, r) = align::free_beside(segs, me, model.geom.x_range());
+            let per_unit = axis_len(first) / unit_of(size, sp.scale);
+            let slack = match al {
+                Alignment::Centre => 2.0 * l.min(r),
+                Alignment::Right => l,
+                _ => 0.0,
+            };
+            if slack > 0.0 || al != Alignment::Justified {
+                room = old_w + slack / per_unit;
+            }
+        }
         // A size asked for is kept: fitting may condense but not shrink it.
         let can_shrink = edit.style.size.is_none();
         let fitted = if inline {
@@ -286,10 +317,30 @@ pub(crate) fn plan_page(
             before.extend(style::rgb_op(c));
             after.splice(0..0, restore);
         }
+        let (alignment, moves) = match aligned {
+            Some((me, al, _)) if fitted.keep_place => {
+                let d = drawn_w - old_w;
+                let segs = segs.as_deref().unwrap_or_default();
+                if al == Alignment::Left || d.abs() < 1e-9 {
+                    (Some(al), None)
+                } else {
+                    match align::plan_moves(model, &segs[me], m, &members, al, d) {
+                        Some(mv) => (Some(al), Some(mv)),
+                        None => (None, None),
+                    }
+                }
+            }
+            _ => (None, None),
+        };
         // TJ numbers move the pen back along a line but further down a column (§9.4.4).
         let back = if vertical { -1.0 } else { 1.0 };
-        let kern_after = if fitted.keep_place && drawn_w > 0.0 {
-            back * drawn_w * 1000.0 / (eff_size * eff_scale)
+        let (lead, lead_back) = match &moves {
+            Some(mv) if mv.lead_returns => (mv.lead, mv.lead),
+            Some(mv) => (mv.lead, 0.0),
+            None => (0.0, 0.0),
+        };
+        let kern_after = if fitted.keep_place && (drawn_w > 0.0 || lead != 0.0) {
+            back * (drawn_w + lead_back) * 1000.0 / (eff_size * eff_scale)
         } else {
             0.0
         };
@@ -314,6 +365,9 @@ pub(crate) fn plan_page(
                     Seg::Space => space_kern(own_space_w, size),
                 })
                 .collect();
+            if k == 0 && lead != 0.0 {
+                items.insert(0, InsertItem::Kern(-lead * 1000.0 / (eff_size * eff_scale)));
+            }
             let mut ins_before = before.clone();
             if !items.is_empty() && !ins_before.is_empty() {
                 items.push(InsertItem::Raw(std::mem::take(&mut ins_before)));
@@ -339,9 +393,45 @@ pub(crate) fn plan_page(
                 Action {
                     insert,
                     remove_kern,
+                    keep: false,
                 },
             );
         }
+        // The kept parts of an aligned line move by numbers around them.
+        let per_unit = axis_len(first) / (size * sp.scale).max(1e-9);
+        if let Some(mv) = &moves {
+            let to_kern = |t: f64| -t * 1000.0 / (size * sp.scale).max(1e-9);
+            if mv.after_match != 0.0 {
+                if let Some(a) = members.iter().max().and_then(|g| actions.get_mut(g)) {
+                    a.remove_kern = Some(a.remove_kern.unwrap_or(0.0) + to_kern(mv.after_match));
+                }
+            }
+            for &(g, t) in &mv.before {
+                actions.entry(g).or_default().insert = Some(Insert {
+                    before: Vec::new(),
+                    items: vec![InsertItem::Kern(to_kern(t))],
+                    hex: false,
+                    kern_after: 0.0,
+                    after: Vec::new(),
+                });
+            }
+            if let Some((g, t)) = mv.after {
+                actions.entry(g).or_default().remove_kern = Some(to_kern(t));
+            }
+            for &(g, t) in &mv.kept {
+                actions.entry(g).or_default().keep = true;
+                let b = glyphs[g].bbox;
+                let dx = t * per_unit;
+                old_box_extra.push(b);
+                new_boxes.push([b[0] + dx, b[1], b[2] + dx, b[3]]);
+                old_box_extra.push([b[0] + dx, b[1], b[2] + dx, b[3]]);
+                edited.push(g);
+            }
+            for &(g, _) in mv.before.iter().chain(mv.after.iter()) {
+                actions.entry(g).or_default().keep = true;
+            }
+        }
+        let start = moves.as_ref().map_or(0.0, |mv| mv.start) / unit_of(size, sp.scale);
         // The new text's box: from the first glyph's origin, drawn width long.
         let (asc, desc) = ascent_descent(&new_font.font);
         let tall = (eff_size / size).max(fitted.shrink);
@@ -351,7 +441,10 @@ pub(crate) fn plan_page(
             let half = 0.55 * fitted.shrink;
             transform_rect(&first.trm, [-half, -drawn_w / unit, half, 0.0])
         } else {
-            transform_rect(&first.trm, [0.0, desc * tall, drawn_w / unit, asc * tall])
+            transform_rect(
+                &first.trm,
+                [start, desc * tall, start + drawn_w / unit, asc * tall],
+            )
         };
         let mut old_box = members
             .iter()
@@ -363,6 +456,9 @@ pub(crate) fn plan_page(
             let (asc, desc) = ascent_descent(&font.font);
             let old_ink = transform_rect(&first.trm, [0.0, desc, old_w / unit, asc]);
             old_box = union(old_box, old_ink);
+        }
+        for b in old_box_extra.drain(..) {
+            old_box = union(old_box, b);
         }
         let mut moved = None;
         let shift = if edit.op == EditOp::Delete {
@@ -403,6 +499,7 @@ pub(crate) fn plan_page(
             font_used: chosen.name,
             warning: chosen.warning,
             moved,
+            alignment,
             area_user: pad(
                 if drawn_w > 0.0 {
                     union(old_box, new_box)
@@ -427,6 +524,32 @@ pub(crate) fn plan_page(
         append: None,
         blank_user: Vec::new(),
     })
+}
+
+/// The segment of `segs` holding match `m`, its alignment, and whether the segment can be
+/// moved to keep it (its parts are moved by `TJ` numbers of one operator, or the match is
+/// all of it). `None` when the match's glyphs draw nothing or lie on no upright line.
+fn align_line(
+    model: &PageModel,
+    segs: &[align::Segment],
+    m: &Match,
+    members: &[usize],
+) -> Option<(usize, Alignment, bool)> {
+    let glyphs = &model.glyphs.glyphs;
+    let ink = *members.iter().find(|&&g| {
+        glyphs[g]
+            .unicode
+            .as_deref()
+            .is_none_or(|u| !u.trim().is_empty())
+    })?;
+    let me = segs.iter().position(|s| s.glyphs.contains(&ink))?;
+    let al = align::detect(segs, me, model.geom.x_range());
+    let movable = align::plan_moves(model, &segs[me], m, members, al, 1.0).is_some();
+    Some((me, al, movable))
+}
+
+fn unit_of(size: f64, scale: f64) -> f64 {
+    (size * scale).max(1e-9)
 }
 
 /// For an inline insert whose anchor and new text are `new_len` long (in units of the
