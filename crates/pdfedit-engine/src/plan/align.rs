@@ -182,9 +182,9 @@ pub(crate) fn detect(segs: &[Segment], me: usize, page_x: (f64, f64)) -> Alignme
         // Two other lines of the block sharing both edges: a justified paragraph (whose
         // indented first line shares only the right edge).
         let justified_block = near.iter().enumerate().any(|(k, &a)| {
-            near[k + 1..].iter().any(|&b| {
-                same(segs[a].left, segs[b].left) && same(segs[a].right, segs[b].right)
-            })
+            near[k + 1..]
+                .iter()
+                .any(|&b| same(segs[a].left, segs[b].left) && same(segs[a].right, segs[b].right))
         });
         match (lefts > 0, rights > 0) {
             (true, true) => return Alignment::Justified,
@@ -331,8 +331,7 @@ pub(crate) fn plan_moves(
         let new_word = if in_match(k) {
             !in_match(k - 1)
         } else {
-            !blank(&glyphs[g])
-                && (in_match(k - 1) || blank(&glyphs[p]) || gap_before(line, p, g))
+            !blank(&glyphs[g]) && (in_match(k - 1) || blank(&glyphs[p]) || gap_before(line, p, g))
         };
         if new_word {
             unit += 1;

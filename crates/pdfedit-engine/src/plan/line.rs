@@ -32,6 +32,8 @@ use pdf_fonts::registry::Kind;
 /// Plans every match of one edit on one page. `keep_prefix` is non-zero for an inline
 /// insert only: that many bytes of the replacement (the anchor) keep the line's style, and
 /// the rest of the line is pushed on by the new text instead of being fitted.
+/// A plan whose aligned lines would draw over other text is made again with every line
+/// keeping its start (when the first attempt embedded no font, so nothing is left over).
 pub(crate) fn plan_page(
     doc: &mut Document,
     fonts: &mut DocFonts,
@@ -40,6 +42,24 @@ pub(crate) fn plan_page(
     edit: &Edit,
     policy: FontPolicy,
     keep_prefix: usize,
+) -> Result<PagePlan, Refusal> {
+    let objects = doc.max_id;
+    let args = (matches, edit, policy, keep_prefix);
+    match plan_page_with(doc, fonts, model, args, true) {
+        Err(("collateral_change", _)) if doc.max_id == objects => {
+            plan_page_with(doc, fonts, model, args, false)
+        }
+        other => other,
+    }
+}
+
+/// [`plan_page`], keeping the alignment of replaced lines when `align`.
+fn plan_page_with(
+    doc: &mut Document,
+    fonts: &mut DocFonts,
+    model: &PageModel,
+    (matches, edit, policy, keep_prefix): (&[Match], &Edit, FontPolicy, usize),
+    align: bool,
 ) -> Result<PagePlan, Refusal> {
     let glyphs = &model.glyphs.glyphs;
     let inline = keep_prefix > 0;
@@ -235,7 +255,8 @@ pub(crate) fn plan_page(
             * sp.scale;
         let mut room = room_after(model, m, first, sp.scale, (word_gap, old_w));
         // A replace keeps its line's alignment when it changes the line's width.
-        let alignable = edit.op == EditOp::Replace
+        let alignable = align
+            && edit.op == EditOp::Replace
             && !inline
             && !vertical
             && edit.fit != Fit::None
@@ -247,18 +268,32 @@ pub(crate) fn plan_page(
         } else {
             None
         };
+        // How wide the match is drawn (its kerns and word gaps included), text space: what
+        // an aligned line's width changes by is the new text's width less this.
+        let old_span = {
+            let per_unit = axis_len(first) / unit_of(size, sp.scale);
+            let x0 = members
+                .iter()
+                .map(|&g| glyphs[g].bbox[0])
+                .fold(f64::MAX, f64::min);
+            let x1 = members
+                .iter()
+                .map(|&g| glyphs[g].bbox[2])
+                .fold(f64::MIN, f64::max);
+            ((x1 - x0) / per_unit).max(0.0)
+        };
         if let Some((me, al, true)) = aligned {
             // A centred or right-aligned line grows to its left too: the room is beside it.
             let segs = segs.as_deref().unwrap_or_default();
             let (l, r) = align::free_beside(segs, me, model.geom.x_range());
             let per_unit = axis_len(first) / unit_of(size, sp.scale);
             let slack = match al {
-                Alignment::Centre => 2.0 * l.min(r),
-                Alignment::Right => l,
-                _ => 0.0,
+                Alignment::Centre => Some(2.0 * l.min(r)),
+                Alignment::Right => Some(l),
+                _ => None,
             };
-            if slack > 0.0 || al != Alignment::Justified {
-                room = old_w + slack / per_unit;
+            if let Some(slack) = slack {
+                room = old_span + slack / per_unit;
             }
         }
         // A size asked for is kept: fitting may condense but not shrink it.
@@ -317,14 +352,39 @@ pub(crate) fn plan_page(
             before.extend(style::rgb_op(c));
             after.splice(0..0, restore);
         }
+        // The new text's box when it starts `start` further on (text space), user space.
+        let text_box = |start: f64| {
+            let (asc, desc) = ascent_descent(&new_font.font);
+            let tall = (eff_size / size).max(fitted.shrink);
+            let unit = unit_of(size, sp.scale);
+            let x0 = start / unit;
+            transform_rect(
+                &first.trm,
+                [x0, desc * tall, x0 + drawn_w / unit, asc * tall],
+            )
+        };
         let (alignment, moves) = match aligned {
             Some((me, al, _)) if fitted.keep_place => {
-                let d = drawn_w - old_w;
+                let d = drawn_w - old_span;
                 let segs = segs.as_deref().unwrap_or_default();
                 if al == Alignment::Left || d.abs() < 1e-9 {
                     (Some(al), None)
                 } else {
                     match align::plan_moves(model, &segs[me], m, &members, al, d) {
+                        // Moved onto other text where the line's start kept would not be:
+                        // the start stays (an overlap between lines set tight).
+                        Some(mv)
+                            if moved_clash(
+                                model,
+                                &segs[me].glyphs,
+                                &members,
+                                &edited,
+                                &mv,
+                                text_box,
+                            ) =>
+                        {
+                            (None, None)
+                        }
                         Some(mv) => (Some(al), Some(mv)),
                         None => (None, None),
                     }
@@ -365,12 +425,13 @@ pub(crate) fn plan_page(
                     Seg::Space => space_kern(own_space_w, size),
                 })
                 .collect();
-            if k == 0 && lead != 0.0 {
-                items.insert(0, InsertItem::Kern(-lead * 1000.0 / (eff_size * eff_scale)));
-            }
             let mut ins_before = before.clone();
             if !items.is_empty() && !ins_before.is_empty() {
                 items.push(InsertItem::Raw(std::mem::take(&mut ins_before)));
+            }
+            // An aligned line's new text starts `lead` further on, in its own size and Tz.
+            if k == 0 && lead != 0.0 {
+                items.push(InsertItem::Kern(-lead * 1000.0 / (eff_size * eff_scale)));
             }
             for (i, seg) in chosen.segs.iter().enumerate() {
                 if let Some((_, key)) = switches.iter().find(|(at, _)| *at == i) {
@@ -429,6 +490,11 @@ pub(crate) fn plan_page(
             }
             for &(g, _) in mv.before.iter().chain(mv.after.iter()) {
                 actions.entry(g).or_default().keep = true;
+            }
+            // The whole segment is touched: a part planned to stay may still drift by the
+            // renderer's rounding of the widths (PDFium cuts pdfTeX's decimal widths).
+            if let (Some((me, _, _)), Some(segs)) = (aligned, segs.as_deref()) {
+                old_box_extra.extend(segs[me].glyphs.iter().map(|&g| glyphs[g].bbox));
             }
         }
         let start = moves.as_ref().map_or(0.0, |mv| mv.start) / unit_of(size, sp.scale);
@@ -546,6 +612,33 @@ fn align_line(
     let al = align::detect(segs, me, model.geom.x_range());
     let movable = align::plan_moves(model, &segs[me], m, members, al, 1.0).is_some();
     Some((me, al, movable))
+}
+
+/// Whether moving the new text and the kept glyphs of an aligned segment by `mv` brings
+/// them onto other text that the unmoved new text would not touch. `text_box(start)` is
+/// the new text's box starting `start` further on; every shift is in the text space of the
+/// match's first glyph.
+fn moved_clash(
+    model: &PageModel,
+    seg: &[usize],
+    members: &[usize],
+    edited: &[usize],
+    mv: &align::Moves,
+    text_box: impl Fn(f64) -> [f64; 4],
+) -> bool {
+    let glyphs = &model.glyphs.glyphs;
+    let Some(first) = members.first().map(|&g| &glyphs[g]) else {
+        return false;
+    };
+    let per_unit = axis_len(first) / advance_unit(model, first);
+    let shifted = |b: [f64; 4], t: f64| [b[0] + t * per_unit, b[1], b[2] + t * per_unit, b[3]];
+    let mut ignore: Vec<usize> = edited.to_vec();
+    ignore.extend(members);
+    ignore.extend(seg);
+    let mut moved = vec![text_box(mv.start)];
+    moved.extend(mv.kept.iter().map(|&(g, t)| shifted(glyphs[g].bbox, t)));
+    collision(glyphs, &moved, &ignore).is_some()
+        && collision(glyphs, &[text_box(0.0)], &ignore).is_none()
 }
 
 fn unit_of(size: f64, scale: f64) -> f64 {
