@@ -187,3 +187,38 @@ fn centred_lines_stay_centred() {
         );
     }
 }
+
+#[test]
+fn justified_line_keeps_both_edges() {
+    let Some(pdf) = common::load("font-type1-pdflatex-4p.pdf") else {
+        return;
+    };
+    let Some(before) = lines(&pdf, 1) else {
+        eprintln!("SKIP: pdftotext not available");
+        return;
+    };
+    // The first line of a justified pdfLaTeX paragraph; a word near its start grows and
+    // the line's word gaps take up the difference.
+    let old = before
+        .iter()
+        .find(|l| l.0.starts_with("“Huardest gefburn”? Kjift"))
+        .expect("justified line")
+        .clone();
+    let r = replace(&pdf, "Huardest gefburn", "Huardest gefburn Hua", Some(1));
+    assert!(!r.changes.is_empty(), "{:?}", r.failed);
+    assert!(r
+        .changes
+        .iter()
+        .all(|c| c.alignment == Some(Alignment::Justified) && c.verified));
+    let after = lines(&r.pdf, 1).expect("pdftotext");
+    let now = line_at(&after, "Kjift", old.1[1]).expect("the line after");
+    assert!(now.0.contains("gefburn Hua"), "{}", now.0);
+    for (edge, name) in [(0, "left"), (2, "right")] {
+        assert!(
+            (now.1[edge] - old.1[edge]).abs() <= 0.5,
+            "{name} edge {:.2} → {:.2}",
+            old.1[edge],
+            now.1[edge]
+        );
+    }
+}
