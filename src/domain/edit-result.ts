@@ -42,6 +42,7 @@ function changeEntry(
     ...(c.op === 'replace' ? { replace: c.replace } : {}),
     ...(c.op === 'insert' ? { text: c.replace } : {}),
     ...(c.op === 'form' ? { field: c.field ?? null, value: c.value ?? null } : {}),
+    ...(c.op === 'replace' && c.alignment ? { alignment: c.alignment } : {}),
     font_source: c.font_source,
     font_used: c.font_used,
     verified: c.verified,
