@@ -21,7 +21,8 @@ use crate::model::PageModel;
 use crate::plan::fit::{decide, spacing_at, text_width, Fitted, Run};
 use crate::plan::rewrite::{rewrite_ops_with, Action, Insert, InsertItem};
 use crate::plan::room::{
-    ascent_descent, collision, ink_margin, pad, room_after, room_for_shift, tidy_space,
+    ascent_descent, collision, collision_beyond, ink_margin, pad, room_after, room_for_shift,
+    tidy_space,
 };
 use crate::plan::style;
 use crate::plan::vertical;
@@ -66,7 +67,8 @@ fn plan_page_with(
     let mut actions: HashMap<usize, Action> = HashMap::new();
     let mut changes = Vec::new();
     let mut actual = ActualTexts::default();
-    let mut new_boxes: Vec<[f64; 4]> = Vec::new();
+    // New boxes, each with the old text's box drawn the same way (its room).
+    let mut new_boxes: Vec<([f64; 4], Option<[f64; 4]>)> = Vec::new();
     let mut edited: Vec<usize> = Vec::new();
     // Byte edits besides the rewritten ops (a delete's close-up by relative moves).
     let mut extra_edits = Vec::new();
@@ -484,7 +486,7 @@ fn plan_page_with(
                 let b = glyphs[g].bbox;
                 let dx = t * per_unit;
                 old_box_extra.push(b);
-                new_boxes.push([b[0] + dx, b[1], b[2] + dx, b[3]]);
+                new_boxes.push(([b[0] + dx, b[1], b[2] + dx, b[3]], Some(b)));
                 old_box_extra.push([b[0] + dx, b[1], b[2] + dx, b[3]]);
                 edited.push(g);
             }
@@ -555,7 +557,13 @@ fn plan_page_with(
             }
         }
         if drawn_w > 0.0 {
-            new_boxes.push(new_box);
+            // The old text's box, drawn as the new one is (same ascent and descent): what
+            // the new text touches inside it, the old text touched.
+            let old_room = (!vertical).then(|| {
+                let (asc, desc) = ascent_descent(&new_font.font);
+                transform_rect(&first.trm, [0.0, desc, old_span / unit, asc])
+            });
+            new_boxes.push((new_box, old_room));
         }
         edited.extend(members.iter().copied());
         actual.record(model, m);
@@ -576,7 +584,7 @@ fn plan_page_with(
             ),
         });
     }
-    if let Some(hit) = collision(glyphs, &new_boxes, &edited) {
+    if let Some(hit) = collision_beyond(glyphs, &new_boxes, &edited) {
         return Err((
             "collateral_change",
             format!("the new text would overlap other text on the page (\"{hit}\")"),
