@@ -85,6 +85,8 @@ export interface EditChange {
   field?: string
   /** Form: the value as read back. */
   value?: string | boolean | Array<string>
+  /** Replace: the line's alignment, kept (`left`, `centre`, `right` or `justified`). */
+  alignment?: string
 }
 
 /** An edit found but not applied. */

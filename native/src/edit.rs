@@ -220,6 +220,8 @@ pub struct EditChange {
     pub field: Option<String>,
     /// Form: the value as read back.
     pub value: Option<Either3<String, bool, Vec<String>>>,
+    /// Replace: the line's alignment, kept (`left`, `centre`, `right` or `justified`).
+    pub alignment: Option<String>,
 }
 
 /// An edit whose text was not found.
@@ -553,6 +555,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
                 after_png: Buffer::from(c.after_png),
                 field: c.field,
                 value: c.value.map(field_output),
+                alignment: c.alignment.map(|a| a.as_str().into()),
             })
             .collect(),
         unmatched: r

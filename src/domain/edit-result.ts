@@ -45,6 +45,7 @@ function changeEntry(
     ...(c.op === 'form' ? { field: c.field ?? null, value: c.value ?? null } : {}),
     // A replace or delete that landed in a filled form field says which, and its new value.
     ...(c.op !== 'form' && c.field ? { field: c.field, value: c.value ?? null } : {}),
+    ...(c.op === 'replace' && c.alignment ? { alignment: c.alignment } : {}),
     font_source: c.font_source,
     font_used: c.font_used,
     verified: c.verified,

@@ -122,6 +122,8 @@ export interface EngineChange {
   after_png: Uint8Array;
   field?: string | null;
   value?: string | boolean | string[] | null;
+  /** Replace: the line's alignment, kept when the replacement changed its width. */
+  alignment?: 'left' | 'centre' | 'right' | 'justified' | null;
 }
 
 export interface EngineEditResult {

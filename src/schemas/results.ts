@@ -23,6 +23,15 @@ export const Change = Type.Object(
     before_preview_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     after_preview_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     text: Type.Optional(Type.String({ description: 'insert: the text added.' })),
+    alignment: Type.Optional(
+      Type.Union(
+        [Type.Literal('left'), Type.Literal('centre'), Type.Literal('right'), Type.Literal('justified')],
+        {
+          description:
+            "replace: the line's alignment, read from its block, its neighbours and the page, and kept when the new text changes the line's width (a centred line stays centred, a right-aligned one flush right, a justified one spreads the change over its word gaps). Absent when the line was not aligned (vertical text, fit none, a line drawn in parts that cannot be moved).",
+        },
+      ),
+    ),
     field: Type.Optional(
       Type.Union([Type.String(), Type.Null()], {
         description:

@@ -55,6 +55,14 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable())('POST /v1/edit', () => {
     expect(before.subarray(1, 4).toString()).toBe('PNG');
   });
 
+  it("reports each replaced line's alignment: the flush-right total and the left-aligned amount due", async () => {
+    const res = await edit(INVOICE, [{ find: '273.13', replace: '1,273.13', scope: { pages: [1] } }]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    const kept = body.changes.map((c: { alignment?: string }) => c.alignment).sort();
+    expect(kept).toEqual(['left', 'right']);
+  });
+
   it('returns the PDF itself with Accept: application/pdf', async () => {
     const res = await edit(INVOICE, [{ find: 'INV-0046', replace: 'INV-0064' }], undefined, {
       accept: 'application/pdf',

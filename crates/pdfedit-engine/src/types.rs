@@ -257,6 +257,32 @@ pub struct EditRequest {
     pub options: EditOptions,
 }
 
+/// How a replaced line is aligned, as the planner read it from the line's block, its
+/// neighbours and the page: kept when the replacement changes the line's width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Alignment {
+    /// The line keeps its start.
+    Left,
+    /// The line keeps its centre.
+    Centre,
+    /// The line keeps its end.
+    Right,
+    /// The line keeps both ends; its word gaps take up the change.
+    Justified,
+}
+
+impl Alignment {
+    /// The API name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Alignment::Left => "left",
+            Alignment::Centre => "centre",
+            Alignment::Right => "right",
+            Alignment::Justified => "justified",
+        }
+    }
+}
+
 /// One applied and verified change (one per match).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
@@ -288,6 +314,10 @@ pub struct Change {
     pub field: Option<String>,
     /// Form: the value written (as read back).
     pub value: Option<FieldInput>,
+    /// Replace: the line's alignment, kept (`None` when the line was not aligned: a
+    /// delete, an insert, vertical text, `fit: none`, or a line whose parts are drawn by
+    /// several operators).
+    pub alignment: Option<Alignment>,
 }
 
 /// An edit that was found but not applied.

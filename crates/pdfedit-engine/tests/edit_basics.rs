@@ -172,3 +172,34 @@ fn signed_document_needs_break_signature() {
     };
     assert!(edit(&pdf, &req).is_ok());
 }
+
+/// Issue 15 item 7: a same-length anagram of a word of a form's printed label was refused
+/// as "would overlap other text": the new text's box (the font's ascent and descent)
+/// touched the lines above and below, as the old text's box drawn the same way did.
+#[test]
+fn same_length_anagram_on_a_tight_form_label_is_not_an_overlap() {
+    let Some(pdf) = common::load("misc-incremental-update-irs-1040v-form.pdf") else {
+        return;
+    };
+    for (find, new) in [("payable", "elbayap"), ("United", "detinU")] {
+        let request = EditRequest {
+            edits: vec![Edit {
+                index: 0,
+                op: EditOp::Replace,
+                find: find.into(),
+                replace: new.into(),
+                scope: Scope {
+                    occurrence: Some(Occurrence::First),
+                    pages: Some(vec![1]),
+                    ..Scope::default()
+                },
+                ..Edit::default()
+            }],
+            ..EditRequest::default()
+        };
+        let r = edit(&pdf, &request).expect("edit runs");
+        assert!(r.failed.is_empty(), "{find}: {:?}", r.failed);
+        assert_eq!(r.changes.len(), 1, "{find}");
+        assert!(r.changes[0].verified && r.changes[0].collateral_pixels == 0);
+    }
+}

@@ -307,6 +307,11 @@ impl PageGeom {
         }
     }
 
+    /// The visible box's left and right edge in user space.
+    pub fn x_range(&self) -> (f64, f64) {
+        (self.left, self.left + self.width)
+    }
+
     /// A user-space point to displayed top-left points.
     pub fn display_point(&self, x: f64, y: f64) -> (f64, f64) {
         self.point(x, y)

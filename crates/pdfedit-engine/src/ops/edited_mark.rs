@@ -151,6 +151,7 @@ mod tests {
             after_png: Vec::new(),
             field: None,
             value: None,
+            alignment: None,
         }
     }
 

@@ -1068,6 +1068,7 @@ impl Run {
             after_png,
             field: None,
             value: None,
+            alignment: None,
         });
         self.renders.insert(m.page, after);
         self.models.remove(&m.page);

@@ -160,6 +160,7 @@ impl Run {
                     after_png,
                     field: None,
                     value: None,
+                    alignment: c.alignment,
                 });
             }
             after_renders.push((*page, before, after));

@@ -7,6 +7,7 @@ use lopdf::Document;
 use pdf_content::interp::matrix::transform_rect;
 
 use crate::plan::actual::ActualTexts;
+use crate::plan::align;
 use crate::plan::choose::{
     choose_font, embed_resolved, encode_in_phrase_fonts, encode_segments, prefer_shown_codes,
     space_width, Chosen, Seg,
@@ -20,17 +21,20 @@ use crate::model::PageModel;
 use crate::plan::fit::{decide, spacing_at, text_width, Fitted, Run};
 use crate::plan::rewrite::{rewrite_ops_with, Action, Insert, InsertItem};
 use crate::plan::room::{
-    ascent_descent, collision, ink_margin, pad, room_after, room_for_shift, tidy_space,
+    ascent_descent, collision, collision_beyond, ink_margin, pad, room_after, room_for_shift,
+    tidy_space,
 };
 use crate::plan::style;
 use crate::plan::vertical;
 use crate::plan::{PagePlan, Planned, Refusal, REFLOW_NEEDED};
-use crate::types::{Edit, EditOp, FontPolicy, Style};
+use crate::types::{Alignment, Edit, EditOp, Fit, FontPolicy, Style};
 use pdf_fonts::registry::Kind;
 
 /// Plans every match of one edit on one page. `keep_prefix` is non-zero for an inline
 /// insert only: that many bytes of the replacement (the anchor) keep the line's style, and
 /// the rest of the line is pushed on by the new text instead of being fitted.
+/// A plan whose aligned lines would draw over other text is made again with every line
+/// keeping its start (when the first attempt embedded no font, so nothing is left over).
 pub(crate) fn plan_page(
     doc: &mut Document,
     fonts: &mut DocFonts,
@@ -40,15 +44,37 @@ pub(crate) fn plan_page(
     policy: FontPolicy,
     keep_prefix: usize,
 ) -> Result<PagePlan, Refusal> {
+    let objects = doc.max_id;
+    let args = (matches, edit, policy, keep_prefix);
+    match plan_page_with(doc, fonts, model, args, true) {
+        Err(("collateral_change", _)) if doc.max_id == objects => {
+            plan_page_with(doc, fonts, model, args, false)
+        }
+        other => other,
+    }
+}
+
+/// [`plan_page`], keeping the alignment of replaced lines when `align`.
+fn plan_page_with(
+    doc: &mut Document,
+    fonts: &mut DocFonts,
+    model: &PageModel,
+    (matches, edit, policy, keep_prefix): (&[Match], &Edit, FontPolicy, usize),
+    align: bool,
+) -> Result<PagePlan, Refusal> {
     let glyphs = &model.glyphs.glyphs;
     let inline = keep_prefix > 0;
     let mut actions: HashMap<usize, Action> = HashMap::new();
     let mut changes = Vec::new();
     let mut actual = ActualTexts::default();
-    let mut new_boxes: Vec<[f64; 4]> = Vec::new();
+    // New boxes, each with the old text's box drawn the same way (its room).
+    let mut new_boxes: Vec<([f64; 4], Option<[f64; 4]>)> = Vec::new();
     let mut edited: Vec<usize> = Vec::new();
     // Byte edits besides the rewritten ops (a delete's close-up by relative moves).
     let mut extra_edits = Vec::new();
+    // The page's line segments, read when a replace first needs its line's alignment.
+    let mut segs: Option<Vec<align::Segment>> = None;
+    let mut old_box_extra: Vec<[f64; 4]> = Vec::new();
     for (mi, m) in matches.iter().enumerate() {
         if model.lines[m.line].stacked && m.glyphs.len() > 1 {
             return Err((
@@ -229,7 +255,49 @@ pub(crate) fn plan_page(
         } / 1000.0
             * size
             * sp.scale;
-        let room = room_after(model, m, first, sp.scale, (word_gap, old_w));
+        let mut room = room_after(model, m, first, sp.scale, (word_gap, old_w));
+        // A replace keeps its line's alignment when it changes the line's width.
+        let alignable = align
+            && edit.op == EditOp::Replace
+            && !inline
+            && !vertical
+            && edit.fit != Fit::None
+            && head_segs.is_empty()
+            && matches.iter().filter(|o| o.line == m.line).count() == 1;
+        let aligned = if alignable {
+            let segs = segs.get_or_insert_with(|| align::segments(model));
+            align_line(model, segs, m, &members)
+        } else {
+            None
+        };
+        // How wide the match is drawn (its kerns and word gaps included), text space: what
+        // an aligned line's width changes by is the new text's width less this.
+        let old_span = {
+            let per_unit = axis_len(first) / unit_of(size, sp.scale);
+            let x0 = members
+                .iter()
+                .map(|&g| glyphs[g].bbox[0])
+                .fold(f64::MAX, f64::min);
+            let x1 = members
+                .iter()
+                .map(|&g| glyphs[g].bbox[2])
+                .fold(f64::MIN, f64::max);
+            ((x1 - x0) / per_unit).max(0.0)
+        };
+        if let Some((me, al, true)) = aligned {
+            // A centred or right-aligned line grows to its left too: the room is beside it.
+            let segs = segs.as_deref().unwrap_or_default();
+            let (l, r) = align::free_beside(segs, me, model.geom.x_range());
+            let per_unit = axis_len(first) / unit_of(size, sp.scale);
+            let slack = match al {
+                Alignment::Centre => Some(2.0 * l.min(r)),
+                Alignment::Right => Some(l),
+                _ => None,
+            };
+            if let Some(slack) = slack {
+                room = old_span + slack / per_unit;
+            }
+        }
         // A size asked for is kept: fitting may condense but not shrink it.
         let can_shrink = edit.style.size.is_none();
         let fitted = if inline {
@@ -286,10 +354,55 @@ pub(crate) fn plan_page(
             before.extend(style::rgb_op(c));
             after.splice(0..0, restore);
         }
+        // The new text's box when it starts `start` further on (text space), user space.
+        let text_box = |start: f64| {
+            let (asc, desc) = ascent_descent(&new_font.font);
+            let tall = (eff_size / size).max(fitted.shrink);
+            let unit = unit_of(size, sp.scale);
+            let x0 = start / unit;
+            transform_rect(
+                &first.trm,
+                [x0, desc * tall, x0 + drawn_w / unit, asc * tall],
+            )
+        };
+        let (alignment, moves) = match aligned {
+            Some((me, al, _)) if fitted.keep_place => {
+                let d = drawn_w - old_span;
+                let segs = segs.as_deref().unwrap_or_default();
+                if al == Alignment::Left || d.abs() < 1e-9 {
+                    (Some(al), None)
+                } else {
+                    match align::plan_moves(model, &segs[me], m, &members, al, d) {
+                        // Moved onto other text where the line's start kept would not be:
+                        // the start stays (an overlap between lines set tight).
+                        Some(mv)
+                            if moved_clash(
+                                model,
+                                &segs[me].glyphs,
+                                &members,
+                                &edited,
+                                &mv,
+                                text_box,
+                            ) =>
+                        {
+                            (None, None)
+                        }
+                        Some(mv) => (Some(al), Some(mv)),
+                        None => (None, None),
+                    }
+                }
+            }
+            _ => (None, None),
+        };
         // TJ numbers move the pen back along a line but further down a column (§9.4.4).
         let back = if vertical { -1.0 } else { 1.0 };
-        let kern_after = if fitted.keep_place && drawn_w > 0.0 {
-            back * drawn_w * 1000.0 / (eff_size * eff_scale)
+        let (lead, lead_back) = match &moves {
+            Some(mv) if mv.lead_returns => (mv.lead, mv.lead),
+            Some(mv) => (mv.lead, 0.0),
+            None => (0.0, 0.0),
+        };
+        let kern_after = if fitted.keep_place && (drawn_w > 0.0 || lead != 0.0) {
+            back * (drawn_w + lead_back) * 1000.0 / (eff_size * eff_scale)
         } else {
             0.0
         };
@@ -318,6 +431,10 @@ pub(crate) fn plan_page(
             if !items.is_empty() && !ins_before.is_empty() {
                 items.push(InsertItem::Raw(std::mem::take(&mut ins_before)));
             }
+            // An aligned line's new text starts `lead` further on, in its own size and Tz.
+            if k == 0 && lead != 0.0 {
+                items.push(InsertItem::Kern(-lead * 1000.0 / (eff_size * eff_scale)));
+            }
             for (i, seg) in chosen.segs.iter().enumerate() {
                 if let Some((_, key)) = switches.iter().find(|(at, _)| *at == i) {
                     items.push(InsertItem::Raw(tf(&key.name, eff_size)));
@@ -339,9 +456,50 @@ pub(crate) fn plan_page(
                 Action {
                     insert,
                     remove_kern,
+                    keep: false,
                 },
             );
         }
+        // The kept parts of an aligned line move by numbers around them.
+        let per_unit = axis_len(first) / (size * sp.scale).max(1e-9);
+        if let Some(mv) = &moves {
+            let to_kern = |t: f64| -t * 1000.0 / (size * sp.scale).max(1e-9);
+            if mv.after_match != 0.0 {
+                if let Some(a) = members.iter().max().and_then(|g| actions.get_mut(g)) {
+                    a.remove_kern = Some(a.remove_kern.unwrap_or(0.0) + to_kern(mv.after_match));
+                }
+            }
+            for &(g, t) in &mv.before {
+                actions.entry(g).or_default().insert = Some(Insert {
+                    before: Vec::new(),
+                    items: vec![InsertItem::Kern(to_kern(t))],
+                    hex: false,
+                    kern_after: 0.0,
+                    after: Vec::new(),
+                });
+            }
+            if let Some((g, t)) = mv.after {
+                actions.entry(g).or_default().remove_kern = Some(to_kern(t));
+            }
+            for &(g, t) in &mv.kept {
+                actions.entry(g).or_default().keep = true;
+                let b = glyphs[g].bbox;
+                let dx = t * per_unit;
+                old_box_extra.push(b);
+                new_boxes.push(([b[0] + dx, b[1], b[2] + dx, b[3]], Some(b)));
+                old_box_extra.push([b[0] + dx, b[1], b[2] + dx, b[3]]);
+                edited.push(g);
+            }
+            for &(g, _) in mv.before.iter().chain(mv.after.iter()) {
+                actions.entry(g).or_default().keep = true;
+            }
+            // The whole segment is touched: a part planned to stay may still drift by the
+            // renderer's rounding of the widths (PDFium cuts pdfTeX's decimal widths).
+            if let (Some((me, _, _)), Some(segs)) = (aligned, segs.as_deref()) {
+                old_box_extra.extend(segs[me].glyphs.iter().map(|&g| glyphs[g].bbox));
+            }
+        }
+        let start = moves.as_ref().map_or(0.0, |mv| mv.start) / unit_of(size, sp.scale);
         // The new text's box: from the first glyph's origin, drawn width long.
         let (asc, desc) = ascent_descent(&new_font.font);
         let tall = (eff_size / size).max(fitted.shrink);
@@ -351,7 +509,10 @@ pub(crate) fn plan_page(
             let half = 0.55 * fitted.shrink;
             transform_rect(&first.trm, [-half, -drawn_w / unit, half, 0.0])
         } else {
-            transform_rect(&first.trm, [0.0, desc * tall, drawn_w / unit, asc * tall])
+            transform_rect(
+                &first.trm,
+                [start, desc * tall, start + drawn_w / unit, asc * tall],
+            )
         };
         let mut old_box = members
             .iter()
@@ -363,6 +524,9 @@ pub(crate) fn plan_page(
             let (asc, desc) = ascent_descent(&font.font);
             let old_ink = transform_rect(&first.trm, [0.0, desc, old_w / unit, asc]);
             old_box = union(old_box, old_ink);
+        }
+        for b in old_box_extra.drain(..) {
+            old_box = union(old_box, b);
         }
         let mut moved = None;
         let shift = if edit.op == EditOp::Delete {
@@ -393,7 +557,13 @@ pub(crate) fn plan_page(
             }
         }
         if drawn_w > 0.0 {
-            new_boxes.push(new_box);
+            // The old text's box, drawn as the new one is (same ascent and descent): what
+            // the new text touches inside it, the old text touched.
+            let old_room = (!vertical).then(|| {
+                let (asc, desc) = ascent_descent(&new_font.font);
+                transform_rect(&first.trm, [0.0, desc, old_span / unit, asc])
+            });
+            new_boxes.push((new_box, old_room));
         }
         edited.extend(members.iter().copied());
         actual.record(model, m);
@@ -403,6 +573,7 @@ pub(crate) fn plan_page(
             font_used: chosen.name,
             warning: chosen.warning,
             moved,
+            alignment,
             area_user: pad(
                 if drawn_w > 0.0 {
                     union(old_box, new_box)
@@ -413,7 +584,7 @@ pub(crate) fn plan_page(
             ),
         });
     }
-    if let Some(hit) = collision(glyphs, &new_boxes, &edited) {
+    if let Some(hit) = collision_beyond(glyphs, &new_boxes, &edited) {
         return Err((
             "collateral_change",
             format!("the new text would overlap other text on the page (\"{hit}\")"),
@@ -427,6 +598,59 @@ pub(crate) fn plan_page(
         append: None,
         blank_user: Vec::new(),
     })
+}
+
+/// The segment of `segs` holding match `m`, its alignment, and whether the segment can be
+/// moved to keep it (its parts are moved by `TJ` numbers of one operator, or the match is
+/// all of it). `None` when the match's glyphs draw nothing or lie on no upright line.
+fn align_line(
+    model: &PageModel,
+    segs: &[align::Segment],
+    m: &Match,
+    members: &[usize],
+) -> Option<(usize, Alignment, bool)> {
+    let glyphs = &model.glyphs.glyphs;
+    let ink = *members.iter().find(|&&g| {
+        glyphs[g]
+            .unicode
+            .as_deref()
+            .is_none_or(|u| !u.trim().is_empty())
+    })?;
+    let me = segs.iter().position(|s| s.glyphs.contains(&ink))?;
+    let al = align::detect(segs, me, model.geom.x_range());
+    let movable = align::plan_moves(model, &segs[me], m, members, al, 1.0).is_some();
+    Some((me, al, movable))
+}
+
+/// Whether moving the new text and the kept glyphs of an aligned segment by `mv` brings
+/// them onto other text that the unmoved new text would not touch. `text_box(start)` is
+/// the new text's box starting `start` further on; every shift is in the text space of the
+/// match's first glyph.
+fn moved_clash(
+    model: &PageModel,
+    seg: &[usize],
+    members: &[usize],
+    edited: &[usize],
+    mv: &align::Moves,
+    text_box: impl Fn(f64) -> [f64; 4],
+) -> bool {
+    let glyphs = &model.glyphs.glyphs;
+    let Some(first) = members.first().map(|&g| &glyphs[g]) else {
+        return false;
+    };
+    let per_unit = axis_len(first) / advance_unit(model, first);
+    let shifted = |b: [f64; 4], t: f64| [b[0] + t * per_unit, b[1], b[2] + t * per_unit, b[3]];
+    let mut ignore: Vec<usize> = edited.to_vec();
+    ignore.extend(members);
+    ignore.extend(seg);
+    let mut moved = vec![text_box(mv.start)];
+    moved.extend(mv.kept.iter().map(|&(g, t)| shifted(glyphs[g].bbox, t)));
+    collision(glyphs, &moved, &ignore).is_some()
+        && collision(glyphs, &[text_box(0.0)], &ignore).is_none()
+}
+
+fn unit_of(size: f64, scale: f64) -> f64 {
+    (size * scale).max(1e-9)
 }
 
 /// For an inline insert whose anchor and new text are `new_len` long (in units of the

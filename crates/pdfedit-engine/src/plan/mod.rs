@@ -6,6 +6,7 @@
 //! into the document.
 
 pub(crate) mod actual;
+pub(crate) mod align;
 pub(crate) mod choose;
 pub(crate) mod close_up;
 pub(crate) mod fit;
@@ -42,6 +43,8 @@ pub(crate) struct Planned {
     /// Glyphs the change moves along their line (a delete's close-up, the rest of the line
     /// an inline insert pushes on): their box before the move and the move, user space.
     pub moved: Option<([f64; 4], [f64; 2])>,
+    /// A replace's line alignment, kept (see [`align`]).
+    pub alignment: Option<crate::types::Alignment>,
 }
 
 /// New bytes for the page's streams and what each match became.

@@ -38,13 +38,18 @@ pub(crate) enum InsertItem {
     Raw(Vec<u8>),
 }
 
-/// What happens to one matched glyph.
-#[derive(Debug, Clone)]
+/// What happens to one glyph: a matched glyph is removed (and new text may be drawn in
+/// its place); a kept glyph stays and only moves (`keep`: a line shifted to keep its
+/// alignment), by `TJ` numbers before it (`insert`'s items) and after it (`remove_kern`).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Action {
-    /// New text drawn where this glyph was.
+    /// New text drawn where this glyph was (for a kept glyph: the numbers before it).
     pub insert: Option<Insert>,
-    /// `TJ` number standing in for the removed glyph (`None`: the rest moves up).
+    /// `TJ` number standing in for the removed glyph (`None`: the rest moves up); after a
+    /// kept glyph, a number written after it.
     pub remove_kern: Option<f64>,
+    /// The glyph's own bytes stay.
+    pub keep: bool,
 }
 
 /// A piece of a rewritten or new text-showing sequence.
@@ -184,6 +189,9 @@ fn rewrite_op(
                         if !ins.after.is_empty() {
                             pieces.push(Piece::Raw(ins.after.clone()));
                         }
+                    }
+                    if action.keep {
+                        pieces.push(Piece::Text(s.bytes[span].to_vec(), s.hex));
                     }
                     if let Some(k) = action.remove_kern {
                         pieces.push(Piece::Kern(k));

@@ -28,7 +28,19 @@ pub(crate) fn collision(
     new_boxes: &[[f64; 4]],
     edited: &[usize],
 ) -> Option<String> {
-    for nb in new_boxes.iter().map(|b| core(*b)) {
+    let drawn: Vec<([f64; 4], Option<[f64; 4]>)> = new_boxes.iter().map(|&b| (b, None)).collect();
+    collision_beyond(glyphs, &drawn, edited)
+}
+
+/// [`collision`] for new boxes each drawn where old text was (`(new, Some(old))`): a glyph
+/// that the new box touches only inside the old box (text set tight, line on line) was
+/// touched by the old text already, and is not counted.
+pub(crate) fn collision_beyond(
+    glyphs: &[Glyph],
+    new_boxes: &[([f64; 4], Option<[f64; 4]>)],
+    edited: &[usize],
+) -> Option<String> {
+    for (nb, old) in new_boxes.iter().map(|(b, o)| (core(*b), o.map(core))) {
         for (i, g) in glyphs.iter().enumerate() {
             let blank = g.unicode.as_deref().is_none_or(|u| u.trim().is_empty());
             if blank || g.render_mode == 3 || edited.contains(&i) {
@@ -36,7 +48,22 @@ pub(crate) fn collision(
             }
             let gb = core(g.bbox);
             if gb[0] < nb[2] && nb[0] < gb[2] && gb[1] < nb[3] && nb[1] < gb[3] {
-                return Some(g.unicode.clone().unwrap_or_default());
+                let hit = [
+                    gb[0].max(nb[0]),
+                    gb[1].max(nb[1]),
+                    gb[2].min(nb[2]),
+                    gb[3].min(nb[3]),
+                ];
+                let within = old.is_some_and(|o| {
+                    let e = 1e-6;
+                    hit[0] >= o[0] - e
+                        && hit[1] >= o[1] - e
+                        && hit[2] <= o[2] + e
+                        && hit[3] <= o[3] + e
+                });
+                if !within {
+                    return Some(g.unicode.clone().unwrap_or_default());
+                }
             }
         }
     }

@@ -391,6 +391,7 @@ fn verify_and_keep(
                     after_png: after_png.clone(),
                     field: None,
                     value: None,
+                    alignment: None,
                 });
             }
         }

@@ -243,6 +243,7 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
             after_png: previews.1,
             field: Some(w.field.name.clone()),
             value: Some(reported(&snapshot, &w.field, &w.planned)),
+            alignment: None,
         });
     }
     for (page, (_, after, _)) in renders {

@@ -131,6 +131,7 @@ pub(crate) fn apply(
         after_png,
         field: None,
         value: None,
+        alignment: None,
     });
     Ok(true)
 }

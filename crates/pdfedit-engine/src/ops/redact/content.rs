@@ -71,6 +71,7 @@ pub(crate) fn plan(
                 Action {
                     insert: None,
                     remove_kern: Some(kern),
+                    keep: false,
                 },
             );
         }

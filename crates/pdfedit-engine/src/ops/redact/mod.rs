@@ -255,6 +255,7 @@ fn verify_and_commit(
                 after_png,
                 field: None,
                 value: None,
+                alignment: None,
             });
         }
         for map in &plan.text_maps {

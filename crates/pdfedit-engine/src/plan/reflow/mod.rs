@@ -133,6 +133,7 @@ pub(crate) fn plan_page(
                 Action {
                     insert: None,
                     remove_kern: Some(-gl.advance * 1000.0 / (gl.font_size * scale)),
+                    keep: false,
                 },
             );
         }
@@ -146,6 +147,7 @@ pub(crate) fn plan_page(
                 font_source: drawn.font_source,
                 font_used: drawn.font_used.clone(),
                 area_user: drawn.area,
+                alignment: None,
                 warning: drawn.warning,
                 moved: None,
             });
