@@ -146,7 +146,10 @@ pub(crate) fn style_of(base: &str, d: &Descriptor) -> FontStyle {
         "extrabold",
         "ultra",
     ];
+    // URW's abbreviation of its bold weight (NimbusRomNo9L-Medi), not "Medium".
+    let urw_medi = style_part.starts_with("-medi") && !style_part.starts_with("-medium");
     let bold = bold_words.iter().any(|w| style_part.contains(w))
+        || urw_medi
         || d.flags.force_bold()
         || d.weight.is_some_and(|w| w >= 600.0)
         || (style_part.is_empty() && lower.contains("bold"));
@@ -183,5 +186,8 @@ mod tests {
             ..Descriptor::default()
         };
         assert!(style_of("X", &flagged).italic);
+        // URW's bold Times clone that pdfTeX embeds; a Medium weight elsewhere is not bold.
+        assert!(style_of("TACTGM+NimbusRomNo9L-Medi", &Descriptor::default()).bold);
+        assert!(!style_of("Roboto-Medium", &Descriptor::default()).bold);
     }
 }

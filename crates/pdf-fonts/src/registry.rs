@@ -223,7 +223,7 @@ const DEJAVU_MONO: Candidate = alike("DejaVuSansMono", DEJAVU_OBLIQUE, "ttf");
 // Kept one row per candidate by hand: rustfmt would stretch the table over 250 lines.
 #[rustfmt::skip]
 const FAMILIES: &[Family] = &[
-    family("Arial", &["arial", "helvetica"], Class::Sans, &[
+    family("Arial", &["arial", "helvetica", "nimbussanl", "nimbussans"], Class::Sans, &[
         twin("LiberationSans", STD, "ttf", ARIAL),
         twin("NimbusSans", STD, "otf", ARIAL),
     ], None),
@@ -231,11 +231,11 @@ const FAMILIES: &[Family] = &[
         twin("LiberationSansNarrow", STD, "ttf", NARROW),
         twin("NimbusSansNarrow", OBLIQUE, "otf", NARROW),
     ], None),
-    family("Times New Roman", &["timesnewroman", "times"], Class::Serif, &[
+    family("Times New Roman", &["timesnewroman", "times", "nimbusromno9l", "nimbusroman"], Class::Serif, &[
         twin("LiberationSerif", STD, "ttf", TIMES),
         twin("NimbusRoman", STD, "otf", TIMES),
     ], None),
-    family("Courier New", &["couriernew", "courier"], Class::Mono, &[
+    family("Courier New", &["couriernew", "courier", "nimbusmonl", "nimbusmonops"], Class::Mono, &[
         twin("LiberationMono", STD, "ttf", COURIER),
         twin("NimbusMonoPS", STD, "otf", COURIER),
     ], None),
@@ -275,6 +275,9 @@ const STYLE_TOKENS: &[(&str, bool, bool)] = &[
     ("demibold", true, false),
     ("bold", true, false),
     ("demi", true, false),
+    // URW's own abbreviations (NimbusRomNo9L-Medi, -ReguItal: the clones TeX embeds).
+    ("medi", true, false),
+    ("regu", false, false),
     ("black", true, false),
     ("heavy", true, false),
     ("italic", false, true),

@@ -139,3 +139,26 @@ fn gelasio_from_npm_serves_georgia_and_embeds() {
         2 * text.chars().count()
     );
 }
+
+#[test]
+fn urw_clones_that_tex_embeds_are_their_originals() {
+    use pdf_fonts::registry::parse_name;
+    let p = parse_name("TACTGM+NimbusRomNo9L-Medi").expect("a Times clone");
+    assert_eq!(
+        (p.family, p.bold, p.italic),
+        ("Times New Roman", true, false)
+    );
+    let p = parse_name("NimbusRomNo9L-ReguItal").expect("a Times clone");
+    assert_eq!(
+        (p.family, p.bold, p.italic),
+        ("Times New Roman", false, true)
+    );
+    assert_eq!(
+        parse_name("NimbusSanL-Bold").map(|p| p.family),
+        Some("Arial")
+    );
+    assert_eq!(
+        parse_name("NimbusMonL-Regu").map(|p| p.family),
+        Some("Courier New")
+    );
+}
