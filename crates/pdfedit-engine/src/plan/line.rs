@@ -262,6 +262,10 @@ fn plan_page_with(
             && !inline
             && !vertical
             && edit.fit != Fit::None
+            // A reflow lays the paragraph out again itself; the room beside an aligned line
+            // would keep a tripled phrase on its line, moved over its neighbours' reading
+            // order (tests/reflow_corpus.rs on the IRS W-9).
+            && edit.fit != Fit::Reflow
             && head_segs.is_empty()
             && matches.iter().filter(|o| o.line == m.line).count() == 1;
         let aligned = if alignable {
