@@ -4,7 +4,9 @@
 
 mod common;
 
-use pdfedit_engine::edit::{edit, Alignment, Edit, EditOp, EditRequest, EditResult, Fit, Scope};
+use pdfedit_engine::edit::{
+    edit, Alignment, Edit, EditOp, EditRequest, EditResult, Fit, Occurrence, Scope,
+};
 
 /// A line of `pdftotext -bbox-layout`: its text and `[xMin, yMin, xMax, yMax]`.
 type TextLine = (String, [f64; 4]);
@@ -221,4 +223,105 @@ fn justified_line_keeps_both_edges() {
             now.1[edge]
         );
     }
+}
+
+/// Words of page `page` as `pdftotext -bbox` gives them: text and `[xMin, yMin, xMax, yMax]`.
+fn words(pdf: &[u8], page: u32) -> Option<Vec<(String, [f64; 4])>> {
+    let p = page.to_string();
+    let html = common::pdftotext(pdf, &["-bbox", "-f", &p, "-l", &p])?;
+    let num = |tag: &str, key: &str| -> f64 {
+        let at = tag.find(&format!("{key}=\"")).map(|i| i + key.len() + 2);
+        at.and_then(|i| tag[i..].split('"').next()?.parse().ok())
+            .unwrap_or(f64::NAN)
+    };
+    Some(
+        html.split("<word ")
+            .skip(1)
+            .filter_map(|w| {
+                let (tag, rest) = w.split_once('>')?;
+                let text = rest.split("</word>").next()?.to_string();
+                let b = [
+                    num(tag, "xMin"),
+                    num(tag, "yMin"),
+                    num(tag, "xMax"),
+                    num(tag, "yMax"),
+                ];
+                Some((text, b))
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn a_justified_line_takes_growth_from_its_word_gaps_not_from_the_new_words() {
+    let Some(pdf) = common::load("font-type1-pdflatex-4p.pdf") else {
+        return;
+    };
+    let Some(before) = lines(&pdf, 1) else {
+        eprintln!("SKIP: pdftotext not available");
+        return;
+    };
+    let old = before
+        .iter()
+        .find(|l| l.0.starts_with("about the selected font"))
+        .expect("justified line")
+        .clone();
+    // About 10 pt more on a line of 13 word gaps: each gap gives up under a point.
+    let mut e = Edit {
+        index: 0,
+        op: EditOp::Replace,
+        find: "selected font".into(),
+        replace: "chosen typeface".into(),
+        fit: Fit::Auto,
+        ..Edit::default()
+    };
+    e.scope.pages = Some(vec![1]);
+    e.scope.occurrence = Some(Occurrence::First);
+    let r = edit(
+        &pdf,
+        &EditRequest {
+            edits: vec![e],
+            ..EditRequest::default()
+        },
+    )
+    .expect("edit runs");
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    assert!(r
+        .changes
+        .iter()
+        .all(|c| c.alignment == Some(Alignment::Justified) && c.verified));
+    let after = lines(&r.pdf, 1).expect("pdftotext");
+    let now = line_at(&after, "chosen typeface", old.1[1]).expect("the line after");
+    for (edge, name) in [(0, "left"), (2, "right")] {
+        assert!(
+            (now.1[edge] - old.1[edge]).abs() <= 0.5,
+            "{name} edge {:.2} → {:.2}",
+            old.1[edge],
+            now.1[edge]
+        );
+    }
+    // Neither condensed nor shrunk: the page's content sets no horizontal scaling (Tz) and
+    // no other font size than the document's own, and the new words stand as tall as their
+    // neighbours.
+    let doc = lopdf::Document::load_mem(&r.pdf).expect("output loads");
+    let page = *doc.get_pages().get(&1).expect("page 1");
+    let content = doc.get_page_content(page);
+    let ops = lopdf::content::Content::decode(&content).expect("content parses");
+    assert!(
+        !ops.operations.iter().any(|o| o.operator == "Tz"),
+        "the new text is condensed"
+    );
+    let on_line: Vec<(String, [f64; 4])> = words(&r.pdf, 1)
+        .expect("pdftotext")
+        .into_iter()
+        .filter(|w| (w.1[1] - now.1[1]).abs() < 3.0)
+        .collect();
+    let height = |w: &str| {
+        let b = on_line.iter().find(|x| x.0 == w).expect("word").1;
+        b[3] - b[1]
+    };
+    assert!(
+        (height("chosen") - height("about")).abs() < 0.2,
+        "{on_line:?}"
+    );
 }

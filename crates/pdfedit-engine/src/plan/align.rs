@@ -321,25 +321,10 @@ pub(crate) fn plan_moves(
     {
         return None;
     }
-    // Units: the words of the segment, the match being one.
-    let line = &model.lines[seg.line];
     let in_match = |k: usize| (lo..=hi).contains(&k);
-    let mut unit_of = vec![0usize; seg.glyphs.len()];
-    let mut unit = 0;
-    for (k, &g) in seg.glyphs.iter().enumerate().skip(1) {
-        let p = seg.glyphs[k - 1];
-        let new_word = if in_match(k) {
-            !in_match(k - 1)
-        } else {
-            !blank(&glyphs[g]) && (in_match(k - 1) || blank(&glyphs[p]) || gap_before(line, p, g))
-        };
-        if new_word {
-            unit += 1;
-        }
-        unit_of[k] = unit;
-    }
+    let unit_of = units(model, seg, lo, hi);
     let q = unit_of[lo];
-    let last_unit = unit;
+    let last_unit = unit_of.last().copied().unwrap_or(0);
     if al == Alignment::Justified && last_unit == 0 {
         return None;
     }
@@ -371,9 +356,15 @@ pub(crate) fn plan_moves(
     let mut current = None;
     for (k, &g) in seg.glyphs.iter().enumerate() {
         let u = unit_of[k];
-        if current != Some(u) {
+        // Right after the match the pen is set again: a glyph of the match's own word
+        // follows the new text's end (the change `d` further on), any other its unit.
+        if current != Some(u) || k == hi + 1 {
             current = Some(u);
-            let want = shift(u);
+            let want = if u == q && k > hi {
+                shift(u) + d
+            } else {
+                shift(u)
+            };
             let delta = want - offset;
             offset = want;
             if k == lo {
@@ -405,6 +396,78 @@ pub(crate) fn plan_moves(
         after_match,
         after,
     })
+}
+
+/// The unit of each glyph of `seg`: the words of the segment. The match (positions
+/// `lo..=hi`) belongs to the word it is set in: a glyph drawn tight against it (punctuation
+/// after it, a quote before it, the rest of a word it is part of) moves with it rather than
+/// by a share of the change, since a gap that is not there cannot give anything up (sharing
+/// it drew the comma of "font," into the new word's last letter).
+fn units(model: &PageModel, seg: &Segment, lo: usize, hi: usize) -> Vec<usize> {
+    let glyphs = &model.glyphs.glyphs;
+    let line = &model.lines[seg.line];
+    let in_match = |k: usize| (lo..=hi).contains(&k);
+    let mut unit_of = vec![0usize; seg.glyphs.len()];
+    let mut unit = 0;
+    for (k, &g) in seg.glyphs.iter().enumerate().skip(1) {
+        let p = seg.glyphs[k - 1];
+        let new_word = if in_match(k) && in_match(k - 1) {
+            false
+        } else if in_match(k) {
+            blank(&glyphs[p]) || gap_before(line, p, g)
+        } else {
+            !blank(&glyphs[g]) && (blank(&glyphs[p]) || gap_before(line, p, g))
+        };
+        if new_word {
+            unit += 1;
+        }
+        unit_of[k] = unit;
+    }
+    unit_of
+}
+
+/// Share of the narrowest word gap each gap of a justified line may give up when a word in
+/// it grows: a typesetter's interword space shrinks to about two thirds of its natural width
+/// (TeX's default glue: 3.33 pt shrinking by 1.11 pt at 10 pt), so gaps set at or above
+/// natural width lose at most this much and words never come close to touching.
+const GAP_SHRINK: f64 = 0.3;
+
+/// How much a justified segment's word gaps can give up together when its match (glyphs
+/// `members`) grows, user space: [`plan_moves`] takes an equal part from every gap, so it is
+/// the gap count times [`GAP_SHRINK`] of the narrowest gap. 0 when the match is not one run
+/// of the segment or a gap is already closed.
+pub(crate) fn justified_slack(model: &PageModel, seg: &Segment, members: &[usize]) -> f64 {
+    let glyphs = &model.glyphs.glyphs;
+    let pos: Vec<usize> = members
+        .iter()
+        .filter_map(|g| seg.glyphs.iter().position(|x| x == g))
+        .collect();
+    let (Some(&lo), Some(&hi)) = (pos.iter().min(), pos.iter().max()) else {
+        return 0.0;
+    };
+    let unit_of = units(model, seg, lo, hi);
+    let last_unit = unit_of.last().copied().unwrap_or(0);
+    if last_unit == 0 {
+        return 0.0;
+    }
+    // Each unit's ink extent along the line.
+    let mut extent = vec![(f64::MAX, f64::MIN); last_unit + 1];
+    for (k, &g) in seg.glyphs.iter().enumerate() {
+        if blank(&glyphs[g]) {
+            continue;
+        }
+        let e = &mut extent[unit_of[k]];
+        e.0 = e.0.min(glyphs[g].bbox[0]);
+        e.1 = e.1.max(glyphs[g].bbox[2]);
+    }
+    let narrowest = extent
+        .windows(2)
+        .map(|w| w[1].0 - w[0].1)
+        .fold(f64::MAX, f64::min);
+    if !narrowest.is_finite() || narrowest <= 0.0 {
+        return 0.0;
+    }
+    last_unit as f64 * GAP_SHRINK * narrowest
 }
 
 /// Whether the line reads a word gap between glyphs `a` and `b` (an inserted space).

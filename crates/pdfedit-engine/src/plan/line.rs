@@ -296,10 +296,16 @@ fn plan_page_with(
             let slack = match al {
                 Alignment::Centre => Some(2.0 * l.min(r)),
                 Alignment::Right => Some(l),
-                _ => None,
+                // A justified line's word gaps take the change: the new text keeps its
+                // size and spacing where they can (the fit condenses only past that).
+                Alignment::Justified => Some(align::justified_slack(model, &segs[me], &members)),
+                Alignment::Left => None,
             };
-            if let Some(slack) = slack {
-                room = old_span + slack / per_unit;
+            match (al, slack) {
+                // Never less room than before the next word on the line.
+                (Alignment::Justified, Some(slack)) => room = room.max(old_span + slack / per_unit),
+                (_, Some(slack)) => room = old_span + slack / per_unit,
+                _ => {}
             }
         }
         // A size asked for is kept: fitting may condense but not shrink it.
