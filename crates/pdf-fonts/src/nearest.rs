@@ -9,7 +9,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use crate::registry::{Kind, Registry, Resolved, Style};
+use crate::registry::{
+    Kind, Registry, Resolved, Style, Suffixes, BOOKMAN, C059, DEJAVU_ITALIC, DEJAVU_OBLIQUE,
+    GOTHIC, ROMAN, STD,
+};
 
 /// How a document's font looks, from its descriptor and widths.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -32,54 +35,22 @@ pub struct Appearance {
 /// families `scripts/setup.sh` installs from Debian (Liberation, Carlito, Caladea, DejaVu,
 /// the URW base-35). Files are `{stem}{suffix}.{ext}` per style (regular, bold, italic,
 /// bold italic).
-const FACES: &[(&str, [&str; 4], &str, bool, bool)] = &[
+const FACES: &[(&str, Suffixes, &str, bool, bool)] = &[
     ("LiberationSans", STD, "ttf", false, false),
     ("LiberationSansNarrow", STD, "ttf", false, false),
     ("Carlito", STD, "ttf", false, false),
     ("DejaVuSans", DEJAVU_OBLIQUE, "ttf", false, false),
-    (
-        "URWGothic",
-        ["-Book", "-Demi", "-BookOblique", "-DemiOblique"],
-        "otf",
-        false,
-        false,
-    ),
+    ("URWGothic", GOTHIC, "otf", false, false),
     ("LiberationSerif", STD, "ttf", true, false),
     ("Caladea", STD, "ttf", true, false),
-    (
-        "DejaVuSerif",
-        ["", "-Bold", "-Italic", "-BoldItalic"],
-        "ttf",
-        true,
-        false,
-    ),
-    (
-        "P052",
-        ["-Roman", "-Bold", "-Italic", "-BoldItalic"],
-        "otf",
-        true,
-        false,
-    ),
-    (
-        "C059",
-        ["-Roman", "-Bold", "-Italic", "-BdIta"],
-        "otf",
-        true,
-        false,
-    ),
-    (
-        "URWBookman",
-        ["-Light", "-Demi", "-LightItalic", "-DemiItalic"],
-        "otf",
-        true,
-        false,
-    ),
+    ("DejaVuSerif", DEJAVU_ITALIC, "ttf", true, false),
+    ("P052", ROMAN, "otf", true, false),
+    ("C059", C059, "otf", true, false),
+    ("URWBookman", BOOKMAN, "otf", true, false),
     ("LiberationMono", STD, "ttf", false, true),
     ("DejaVuSansMono", DEJAVU_OBLIQUE, "ttf", false, true),
     ("NimbusMonoPS", STD, "otf", false, true),
 ];
-const STD: [&str; 4] = ["-Regular", "-Bold", "-Italic", "-BoldItalic"];
-const DEJAVU_OBLIQUE: [&str; 4] = ["", "-Bold", "-Oblique", "-BoldOblique"];
 
 /// A face file's proportions, in 1/1000 em.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -143,7 +114,7 @@ impl Registry {
     /// Always a look-alike.
     pub fn nearest(&self, want: &Appearance) -> Option<Resolved> {
         let style = Style::from_flags(want.bold, want.italic);
-        let index = usize::from(want.bold) + 2 * usize::from(want.italic);
+        let index = style.index();
         let mut best: Option<(f64, String, PathBuf)> = None;
         for (stem, suffixes, ext, serif, fixed) in FACES {
             if *fixed != want.fixed || (!want.fixed && *serif != want.serif) {

@@ -81,7 +81,7 @@ impl Style {
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 }
@@ -153,7 +153,7 @@ struct Family {
     note: Option<&'static str>,
 }
 
-type Suffixes = &'static [&'static str; 4];
+pub(crate) type Suffixes = &'static [&'static str; 4];
 
 const fn twin(
     stem: &'static str,
@@ -196,14 +196,14 @@ const fn family(
     }
 }
 
-const STD: Suffixes = &["-Regular", "-Bold", "-Italic", "-BoldItalic"];
-const OBLIQUE: Suffixes = &["-Regular", "-Bold", "-Oblique", "-BoldOblique"];
-const ROMAN: Suffixes = &["-Roman", "-Bold", "-Italic", "-BoldItalic"];
-const C059: Suffixes = &["-Roman", "-Bold", "-Italic", "-BdIta"];
-const BOOKMAN: Suffixes = &["-Light", "-Demi", "-LightItalic", "-DemiItalic"];
-const GOTHIC: Suffixes = &["-Book", "-Demi", "-BookOblique", "-DemiOblique"];
-const DEJAVU_OBLIQUE: Suffixes = &["", "-Bold", "-Oblique", "-BoldOblique"];
-const DEJAVU_ITALIC: Suffixes = &["", "-Bold", "-Italic", "-BoldItalic"];
+pub(crate) const STD: Suffixes = &["-Regular", "-Bold", "-Italic", "-BoldItalic"];
+pub(crate) const OBLIQUE: Suffixes = &["-Regular", "-Bold", "-Oblique", "-BoldOblique"];
+pub(crate) const ROMAN: Suffixes = &["-Roman", "-Bold", "-Italic", "-BoldItalic"];
+pub(crate) const C059: Suffixes = &["-Roman", "-Bold", "-Italic", "-BdIta"];
+pub(crate) const BOOKMAN: Suffixes = &["-Light", "-Demi", "-LightItalic", "-DemiItalic"];
+pub(crate) const GOTHIC: Suffixes = &["-Book", "-Demi", "-BookOblique", "-DemiOblique"];
+pub(crate) const DEJAVU_OBLIQUE: Suffixes = &["", "-Bold", "-Oblique", "-BoldOblique"];
+pub(crate) const DEJAVU_ITALIC: Suffixes = &["", "-Bold", "-Italic", "-BoldItalic"];
 const SELAWIK: Suffixes = &["", "b", "", "b"];
 
 const ARIAL: &[&str] = &["Arial", "Helvetica"];

@@ -234,11 +234,16 @@ pub(crate) fn select(
             matches.truncate(1);
         }
     }
+    pick_occurrence(matches, occurrence)
+}
+
+/// The occurrence `occurrence` names among `found` (in order); all of them for `None`.
+pub(crate) fn pick_occurrence<T>(mut found: Vec<T>, occurrence: Option<Occurrence>) -> Vec<T> {
     match occurrence {
-        None => matches,
-        Some(Occurrence::First) => matches.into_iter().take(1).collect(),
-        Some(Occurrence::Last) => matches.pop().into_iter().collect(),
-        Some(Occurrence::Nth(n)) => matches
+        None => found,
+        Some(Occurrence::First) => found.into_iter().take(1).collect(),
+        Some(Occurrence::Last) => found.pop().into_iter().collect(),
+        Some(Occurrence::Nth(n)) => found
             .into_iter()
             .nth(n.max(1) as usize - 1)
             .into_iter()

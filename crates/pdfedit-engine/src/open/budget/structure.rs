@@ -23,6 +23,22 @@ pub(super) struct Cost {
     inherited: u64,
 }
 
+impl Cost {
+    /// This cost plus `times` draws of `c` (saturating; depth is the deeper of the two).
+    fn plus(self, c: Cost, times: u64) -> Cost {
+        Cost {
+            operators: self
+                .operators
+                .saturating_add(c.operators.saturating_mul(times)),
+            draws: self.draws.saturating_add(c.draws.saturating_mul(times)),
+            depth: self.depth.max(c.depth),
+            inherited: self
+                .inherited
+                .saturating_add(c.inherited.saturating_mul(times)),
+        }
+    }
+}
+
 /// The font a content stream shows text in, as far as the scan cares.
 #[derive(Clone)]
 enum Font {
@@ -134,16 +150,7 @@ pub(super) fn structure(
 impl Walker<'_> {
     /// `into` plus `times` draws of `c`, checked against the page's limits.
     fn sum(&self, into: Cost, c: Cost, times: u64, page: u32) -> Result<Cost> {
-        let out = Cost {
-            operators: into
-                .operators
-                .saturating_add(c.operators.saturating_mul(times)),
-            draws: into.draws.saturating_add(c.draws.saturating_mul(times)),
-            depth: into.depth.max(c.depth),
-            inherited: into
-                .inherited
-                .saturating_add(c.inherited.saturating_mul(times)),
-        };
+        let out = into.plus(c, times);
         self.check(out, page)?;
         Ok(out)
     }
@@ -452,16 +459,7 @@ impl Walker<'_> {
                 depth: (c.depth + 1).max(glyph_depth + 1),
                 inherited: up,
             };
-            cost = Cost {
-                operators: cost
-                    .operators
-                    .saturating_add(c.operators.saturating_mul(times)),
-                draws: cost.draws.saturating_add(c.draws.saturating_mul(times)),
-                depth: cost.depth.max(c.depth),
-                inherited: cost
-                    .inherited
-                    .saturating_add(c.inherited.saturating_mul(times)),
-            };
+            cost = cost.plus(c, times);
             self.check(cost, 0).map_err(unknown_page)?;
         }
         Ok(cost)

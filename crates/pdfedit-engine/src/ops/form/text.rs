@@ -11,11 +11,11 @@
 
 use lopdf::Document;
 
-use crate::find::{inside, line_matches, mostly_overlaps, span_boxes, Matcher};
+use crate::find::{inside, line_matches, mostly_overlaps, pick_occurrence, span_boxes, Matcher};
 use crate::model::form::{self as tree, Kind};
 use crate::model::text::page_geom_box;
 use crate::read::PageText;
-use crate::types::{Edit, EditOp, FieldInput, FormSpec, Occurrence};
+use crate::types::{Edit, EditOp, FieldInput, FormSpec};
 
 /// One field whose value holds matches of the edit.
 #[derive(Debug, Clone)]
@@ -101,16 +101,7 @@ pub(crate) fn field_edits(
             });
         }
     }
-    let hits: Vec<Hit> = match scope.occurrence {
-        None => hits,
-        Some(Occurrence::First) => hits.into_iter().take(1).collect(),
-        Some(Occurrence::Last) => hits.pop().into_iter().collect(),
-        Some(Occurrence::Nth(n)) => hits
-            .into_iter()
-            .nth(n.max(1) as usize - 1)
-            .into_iter()
-            .collect(),
-    };
+    let hits = pick_occurrence(hits, scope.occurrence);
     let mut out: Vec<FieldEdit> = Vec::new();
     for (i, (_, name, value)) in candidates.iter().enumerate() {
         let mine: Vec<&Hit> = hits.iter().filter(|h| h.field == i).collect();
