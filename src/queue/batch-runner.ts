@@ -47,7 +47,9 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
         // An untyped error (the output could not be stored, a bug): the record's lease
         // lapses and it is claimed again, as an edit job is; past MAX_ATTEMPTS it fails
         // alone, uncharged, and the batch goes on to finish.
-        if (record.attempts < MAX_ATTEMPTS) throw err;
+        // A full or failing disk is the service's outage, not the record's: it never uses
+        // up the record's attempts (the record runs again once the store takes writes).
+        if (record.attempts < MAX_ATTEMPTS || isStorageOutage(err)) throw err;
         runner.log.error({ err, job: jobId, record: record.idx }, 'batch record failed on its last attempt');
         entry = recordError(
           record.idx,
@@ -229,4 +231,14 @@ async function batchOcrPages(runner: RunnerContext, jobId: string): Promise<numb
     if (typeof n === 'number' && Number.isInteger(n) && n > 0) total += n;
   }
   return total;
+}
+
+/** Errors of a blob store that cannot take writes right now (disk full, quota, read-only, I/O). */
+function isStorageOutage(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS' || code === 'EIO') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
