@@ -10,9 +10,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { EditTimings } from '../native/index.js';
 import { PROJECT_ROOT } from '../src/config.js';
 import type { EnginePool } from '../src/engine/pool.js';
-import type { EngineEditResult, EngineTimings } from '../src/engine/types.js';
+import type { EngineEditResult } from '../src/engine/tasks.js';
 
 /** The addon, loaded in this thread for the bare renders (the edits go through the pool). */
 interface Native {
@@ -31,7 +32,7 @@ export interface EditCase {
   mark?: string;
 }
 
-const STAGES: (keyof EngineTimings)[] = ['parse', 'edit', 'render', 'diff', 'save', 'mark', 'total'];
+const STAGES: (keyof EditTimings)[] = ['parse', 'edit', 'render', 'diff', 'save', 'mark', 'total'];
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
@@ -88,7 +89,7 @@ export async function benchEdits(
           op: 'replace' as const,
           find: c.find,
           replace: c.replace,
-          scope: { occurrence: 'first' },
+          scope: { occurrence: 'first' as const },
         },
       ],
       options: {

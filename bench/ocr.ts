@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildScanFixture } from '../fixtures/scan/generate.js';
-import type { OcrPage } from '../src/engine/ocr-cache.js';
+import type { OcrPage } from '../native/index.js';
 import type { EnginePool } from '../src/engine/pool.js';
 
 export async function benchOcr(pool: EnginePool, corpus: string): Promise<string[][]> {
@@ -24,7 +24,7 @@ export async function benchOcr(pool: EnginePool, corpus: string): Promise<string
     let read: OcrPage[] = [];
     for (let i = 0; i < 3; i++) {
       const t0 = process.hrtime.bigint();
-      const r = await pool.readText<{ ocr: OcrPage[] }>({
+      const r = await pool.readText({
         pdf: p.pdf,
         pages: [1],
         text: true,
@@ -32,7 +32,7 @@ export async function benchOcr(pool: EnginePool, corpus: string): Promise<string
         ocr: { languages: ['eng'], cached: [] },
       });
       ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      read = r.ocr;
+      read = r.ocr ?? [];
     }
     ms.sort((a, b) => a - b);
     rows.push([
@@ -47,7 +47,7 @@ export async function benchOcr(pool: EnginePool, corpus: string): Promise<string
   let note = '';
   for (let i = 0; i < 3; i++) {
     const cached = (
-      await pool.readText<{ ocr: OcrPage[] }>({
+      await pool.readText({
         pdf: fixture.pdf,
         pages: [1],
         text: true,

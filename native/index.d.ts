@@ -9,6 +9,9 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** The alignment of a replaced line, kept. */
+export type Alignment = 'left' | 'centre' | 'right' | 'justified'
+
 /**
  * Renders 1-based `page` exactly as edit verification does and returns the raster's size:
  * one bare PDFium render, the floor an edit's before/after check compares with (bench).
@@ -61,8 +64,8 @@ export interface EditChange {
   edit_index: number
   /** 1-based page. */
   page: number
-  /** `replace`, `delete` or `redact`. */
-  op: string
+  /** The edit's op. */
+  op: EditOp
   /** Text found. */
   find: string
   /** Text drawn instead (empty for delete). */
@@ -85,8 +88,8 @@ export interface EditChange {
   field?: string
   /** Form: the value as read back. */
   value?: string | boolean | Array<string>
-  /** Replace: the line's alignment, kept (`left`, `centre`, `right` or `justified`). */
-  alignment?: string
+  /** Replace: the line's alignment, kept. */
+  alignment?: Alignment
 }
 
 /** An edit found but not applied. */
@@ -94,7 +97,7 @@ export interface EditFailed {
   /** The edit's index. */
   edit_index: number
   /** Its op. */
-  op: string
+  op: EditOp
   /** Stable snake_case reason. */
   reason: string
   /** Explanation. */
@@ -122,10 +125,13 @@ export interface EditFlag {
   evidence: string
 }
 
+/** What an edit does. */
+export type EditOp = 'replace' | 'delete' | 'redact' | 'insert' | 'form'
+
 /** Request-wide options. */
 export interface EditOptions {
-  /** `'prefer_exact'` (default) or `'metric_only'`. */
-  font_policy?: string
+  /** Which fonts new text may use (default `prefer_exact`). */
+  font_policy?: FontPolicy
   /** Allow editing a signed document. */
   break_signature?: boolean
   /**
@@ -134,11 +140,8 @@ export interface EditOptions {
    * ASCII; the result then warns `sample_mark`.
    */
   mark?: string
-  /**
-   * The 'Edited' mark: `'auto'` (default: marked when the document is flagged), `'on'`
-   * or `'off'`.
-   */
-  watermark?: string
+  /** The 'Edited' mark (default `auto`: marked when the document is flagged). */
+  watermark?: Watermark
   /**
    * Whether `'off'` is allowed on a flagged document (decided by the service from the
    * plan and the accepted terms).
@@ -242,27 +245,30 @@ export interface EditScope {
   /** Only the match nearest after this phrase on the same page. */
   anchor?: string
   /** n ≥ 1, `'first'` or `'last'`. */
-  occurrence?: number | string
+  occurrence?: number | OccurrenceEnd
   /** Span ids from `readText` of the same document. */
   span_ids?: Array<string>
 }
 
 /** One edit. */
 export interface EditSpec {
-  /** Position in the request (reported back in results). */
-  index: number
-  /** `'replace'`, `'delete'`, `'redact'`, `'insert'` or `'form'`. */
-  op: string
+  /**
+   * Position in the request, reported back as `edit_index`; default: its position in
+   * `edits`.
+   */
+  index?: number
+  /** What the edit does. */
+  op: EditOp
   /** Text to find (replace, delete). */
   find?: string
   /** New text (replace). */
   replace?: string
-  /** `'exact'` (default), `'icase'`, `'word'` or `'regex'`. */
-  match?: string
+  /** How `find` is matched (default `exact`). */
+  match?: MatchMode
   /** Scope. */
   scope?: EditScope
-  /** `'auto'` (default), `'none'`, `'shrink'` or `'reflow'`. */
-  fit?: string
+  /** How a replacement of another width is fitted (default `auto`). */
+  fit?: Fit
   /** Style overrides. */
   style?: EditStyle
   /** Text to add (insert). */
@@ -313,10 +319,13 @@ export interface EditUnmatched {
   /** The edit's index. */
   edit_index: number
   /** Its op. */
-  op: string
+  op: EditOp
   /** What was looked for. */
   find: string
 }
+
+/** How a replacement of another width is fitted. */
+export type Fit = 'auto' | 'none' | 'shrink' | 'reflow'
 
 /** One font new text can be written in (`GET /v1/fonts`). */
 export interface FontEntry {
@@ -331,6 +340,9 @@ export interface FontEntry {
   /** Families whose widths it reproduces. */
   metric_compatible_with: Array<string>
 }
+
+/** Which fonts new text may be drawn in. */
+export type FontPolicy = 'prefer_exact' | 'metric_only'
 
 /** One AcroForm field in the API's shape. */
 export interface FormField {
@@ -383,6 +395,12 @@ export interface Limits {
 
 /** The installed fonts `style.font` may name (no PDFium needed). */
 export declare function listFonts(): Array<FontEntry>
+
+/** How `find` is matched. */
+export type MatchMode = 'exact' | 'icase' | 'word' | 'regex'
+
+/** `scope.occurrence` as a word (a number picks the nth). */
+export type OccurrenceEnd = 'first' | 'last'
 
 /** OCR of scanned pages (`readText` and `edit`). */
 export interface OcrOptions {
@@ -577,3 +595,6 @@ export interface TextResult {
   /** Form fields on the requested pages. */
   fields: Array<FormField>
 }
+
+/** The 'Edited' mark of a flagged document. */
+export type Watermark = 'auto' | 'on' | 'off'

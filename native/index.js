@@ -835,11 +835,18 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.Alignment = nativeBinding.Alignment
 module.exports.bareRender = nativeBinding.bareRender
 module.exports.edit = nativeBinding.edit
+module.exports.EditOp = nativeBinding.EditOp
+module.exports.Fit = nativeBinding.Fit
+module.exports.FontPolicy = nativeBinding.FontPolicy
 module.exports.init = nativeBinding.init
 module.exports.listFonts = nativeBinding.listFonts
+module.exports.MatchMode = nativeBinding.MatchMode
+module.exports.OccurrenceEnd = nativeBinding.OccurrenceEnd
 module.exports.openInfo = nativeBinding.openInfo
 module.exports.readText = nativeBinding.readText
 module.exports.readTextOcr = nativeBinding.readTextOcr
 module.exports.render = nativeBinding.render
+module.exports.Watermark = nativeBinding.Watermark

@@ -17,6 +17,7 @@ step() {
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy" cargo clippy --workspace --all-targets --release --quiet -- -D warnings
 step "biome (lint + format check)" npx --no-install biome check src test bench fixtures
+step "native/index.d.ts up to date" ./scripts/check-dts.sh
 step "tsc --noEmit" npx --no-install tsc --noEmit -p tsconfig.json
 step "no circular imports" npx --no-install madge --circular --warning dist/src
 

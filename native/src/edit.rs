@@ -1,49 +1,11 @@
 //! The `edit` export: replace and delete, converted to and from the engine's types.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use napi::bindgen_prelude::{Buffer, Either, Either3};
 use napi_derive::napi;
 use pdfedit_engine::edit as engine;
 
-/// Error codes `edit` throws with (the service's closed list).
-#[derive(Debug, Clone, Copy)]
-pub enum EditCode {
-    /// Encrypted and the password is missing or wrong.
-    DocumentEncrypted,
-    /// Not a PDF the engine can open.
-    DocumentUnsupported,
-    /// Signed and `options.break_signature` not set.
-    SignedDocument,
-    /// The request is impossible as written.
-    InvalidRequest,
-    /// `options.watermark` `off` on a flagged document, not allowed for the caller.
-    ForbiddenWatermarkOff,
-    /// A step with its own budget (a page's OCR) ran out of time.
-    EngineTimeout,
-    /// Anything else, including a caught panic.
-    EngineError,
-}
-
-impl AsRef<str> for EditCode {
-    fn as_ref(&self) -> &str {
-        match self {
-            EditCode::DocumentEncrypted => "document_encrypted",
-            EditCode::DocumentUnsupported => "document_unsupported",
-            EditCode::SignedDocument => "signed_document",
-            EditCode::InvalidRequest => "invalid_request",
-            EditCode::ForbiddenWatermarkOff => "forbidden_watermark_off",
-            EditCode::EngineTimeout => "engine_timeout",
-            EditCode::EngineError => "engine_error",
-        }
-    }
-}
-
-type Result<T> = napi::Result<T, EditCode>;
-
-fn invalid(message: String) -> napi::Error<EditCode> {
-    napi::Error::new(EditCode::InvalidRequest, message)
-}
+use crate::enums::{Alignment, EditOp, Fit, FontPolicy, MatchMode, OccurrenceEnd, Watermark};
+use crate::error::{guarded, invalid, Result};
 
 /// A region of one page.
 #[napi(object)]
@@ -65,7 +27,7 @@ pub struct EditScope {
     /// Only the match nearest after this phrase on the same page.
     pub anchor: Option<String>,
     /// n ≥ 1, `'first'` or `'last'`.
-    pub occurrence: Option<Either<u32, String>>,
+    pub occurrence: Option<Either<u32, OccurrenceEnd>>,
     /// Span ids from `readText` of the same document.
     #[napi(js_name = "span_ids")]
     pub span_ids: Option<Vec<String>>,
@@ -112,21 +74,22 @@ pub struct EditFieldValue {
 /// One edit.
 #[napi(object)]
 pub struct EditSpec {
-    /// Position in the request (reported back in results).
-    pub index: u32,
-    /// `'replace'`, `'delete'`, `'redact'`, `'insert'` or `'form'`.
-    pub op: String,
+    /// Position in the request, reported back as `edit_index`; default: its position in
+    /// `edits`.
+    pub index: Option<u32>,
+    /// What the edit does.
+    pub op: EditOp,
     /// Text to find (replace, delete).
     pub find: Option<String>,
     /// New text (replace).
     pub replace: Option<String>,
-    /// `'exact'` (default), `'icase'`, `'word'` or `'regex'`.
+    /// How `find` is matched (default `exact`).
     #[napi(js_name = "match")]
-    pub match_mode: Option<String>,
+    pub match_mode: Option<MatchMode>,
     /// Scope.
     pub scope: Option<EditScope>,
-    /// `'auto'` (default), `'none'`, `'shrink'` or `'reflow'`.
-    pub fit: Option<String>,
+    /// How a replacement of another width is fitted (default `auto`).
+    pub fit: Option<Fit>,
     /// Style overrides.
     pub style: Option<EditStyle>,
     /// Text to add (insert).
@@ -142,9 +105,9 @@ pub struct EditSpec {
 /// Request-wide options.
 #[napi(object)]
 pub struct EditOptions {
-    /// `'prefer_exact'` (default) or `'metric_only'`.
+    /// Which fonts new text may use (default `prefer_exact`).
     #[napi(js_name = "font_policy")]
-    pub font_policy: Option<String>,
+    pub font_policy: Option<FontPolicy>,
     /// Allow editing a signed document.
     #[napi(js_name = "break_signature")]
     pub break_signature: Option<bool>,
@@ -152,9 +115,8 @@ pub struct EditOptions {
     /// test-mode and keyless callers; set by the service, never by API clients). Printable
     /// ASCII; the result then warns `sample_mark`.
     pub mark: Option<String>,
-    /// The 'Edited' mark: `'auto'` (default: marked when the document is flagged), `'on'`
-    /// or `'off'`.
-    pub watermark: Option<String>,
+    /// The 'Edited' mark (default `auto`: marked when the document is flagged).
+    pub watermark: Option<Watermark>,
     /// Whether `'off'` is allowed on a flagged document (decided by the service from the
     /// plan and the accepted terms).
     #[napi(js_name = "watermark_off_allowed")]
@@ -190,8 +152,8 @@ pub struct EditChange {
     pub edit_index: u32,
     /// 1-based page.
     pub page: u32,
-    /// `replace`, `delete` or `redact`.
-    pub op: String,
+    /// The edit's op.
+    pub op: EditOp,
     /// Text found.
     pub find: String,
     /// Text drawn instead (empty for delete).
@@ -220,8 +182,8 @@ pub struct EditChange {
     pub field: Option<String>,
     /// Form: the value as read back.
     pub value: Option<Either3<String, bool, Vec<String>>>,
-    /// Replace: the line's alignment, kept (`left`, `centre`, `right` or `justified`).
-    pub alignment: Option<String>,
+    /// Replace: the line's alignment, kept.
+    pub alignment: Option<Alignment>,
 }
 
 /// An edit whose text was not found.
@@ -231,7 +193,7 @@ pub struct EditUnmatched {
     #[napi(js_name = "edit_index")]
     pub edit_index: u32,
     /// Its op.
-    pub op: String,
+    pub op: EditOp,
     /// What was looked for.
     pub find: String,
 }
@@ -243,7 +205,7 @@ pub struct EditFailed {
     #[napi(js_name = "edit_index")]
     pub edit_index: u32,
     /// Its op.
-    pub op: String,
+    pub op: EditOp,
     /// Stable snake_case reason.
     pub reason: String,
     /// Explanation.
@@ -351,34 +313,13 @@ pub struct EditFlag {
     pub evidence: String,
 }
 
-fn convert_edit(e: EditSpec) -> Result<engine::Edit> {
-    let op = match e.op.as_str() {
-        "replace" => engine::EditOp::Replace,
-        "delete" => engine::EditOp::Delete,
-        "redact" => engine::EditOp::Redact,
-        "insert" => engine::EditOp::Insert,
-        "form" => engine::EditOp::Form,
-        other => return Err(invalid(format!("edit {}: unknown op {other:?}", e.index))),
-    };
-    let match_mode = match e.match_mode.as_deref().unwrap_or("exact") {
-        "exact" => engine::MatchMode::Exact,
-        "icase" => engine::MatchMode::Icase,
-        "word" => engine::MatchMode::Word,
-        "regex" => engine::MatchMode::Regex,
-        other => {
-            return Err(invalid(format!(
-                "edit {}: unknown match {other:?}",
-                e.index
-            )))
-        }
-    };
-    let fit = match e.fit.as_deref().unwrap_or("auto") {
-        "auto" => engine::Fit::Auto,
-        "none" => engine::Fit::None,
-        "shrink" => engine::Fit::Shrink,
-        "reflow" => engine::Fit::Reflow,
-        other => return Err(invalid(format!("edit {}: unknown fit {other:?}", e.index))),
-    };
+fn convert_edit(position: usize, e: EditSpec) -> Result<engine::Edit> {
+    let index = e
+        .index
+        .unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX));
+    let op = engine::EditOp::from(e.op);
+    let match_mode = e.match_mode.unwrap_or(MatchMode::Exact).into();
+    let fit = e.fit.unwrap_or(Fit::Auto).into();
     let scope = match e.scope {
         None => engine::Scope::default(),
         Some(s) => engine::Scope {
@@ -392,19 +333,16 @@ fn convert_edit(e: EditSpec) -> Result<engine::Edit> {
                             bbox: [*a, *b, *c, *d],
                         })
                     }
-                    _ => Err(invalid("scope.region.box must be [x0, y0, x1, y1]".into())),
+                    _ => Err(invalid("scope.region.box must be [x0, y0, x1, y1]")),
                 })
                 .transpose()?,
             anchor: s.anchor,
             occurrence: match s.occurrence {
                 None => None,
-                Some(Either::A(0)) => return Err(invalid("scope.occurrence must be ≥ 1".into())),
+                Some(Either::A(0)) => return Err(invalid("scope.occurrence must be ≥ 1")),
                 Some(Either::A(n)) => Some(engine::Occurrence::Nth(n)),
-                Some(Either::B(s)) if s == "first" => Some(engine::Occurrence::First),
-                Some(Either::B(s)) if s == "last" => Some(engine::Occurrence::Last),
-                Some(Either::B(s)) => {
-                    return Err(invalid(format!("unknown scope.occurrence {s:?}")))
-                }
+                Some(Either::B(OccurrenceEnd::First)) => Some(engine::Occurrence::First),
+                Some(Either::B(OccurrenceEnd::Last)) => Some(engine::Occurrence::Last),
             },
             span_ids: s.span_ids,
         },
@@ -425,16 +363,16 @@ fn convert_edit(e: EditSpec) -> Result<engine::Edit> {
             flatten: e.flatten.unwrap_or(false),
         }),
         (engine::EditOp::Form, None) => {
-            return Err(invalid(format!("edit {}: form needs fields", e.index)))
+            return Err(invalid(format!("edit {index}: form needs fields")))
         }
         _ => None,
     };
     let insert = match op {
-        engine::EditOp::Insert => Some(convert_insert(e.index, e.text, e.at)?),
+        engine::EditOp::Insert => Some(convert_insert(index, e.text, e.at)?),
         _ => None,
     };
     Ok(engine::Edit {
-        index: e.index,
+        index,
         op,
         find: e.find.unwrap_or_default(),
         replace: e.replace.unwrap_or_default(),
@@ -499,36 +437,26 @@ fn convert_insert(
 }
 
 fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
-    let options = r.options.map_or(Ok(engine::EditOptions::default()), |o| {
-        let font_policy = match o.font_policy.as_deref().unwrap_or("prefer_exact") {
-            "prefer_exact" => engine::FontPolicy::PreferExact,
-            "metric_only" => engine::FontPolicy::MetricOnly,
-            other => return Err(invalid(format!("unknown font_policy {other:?}"))),
-        };
-        let watermark = match o.watermark.as_deref().unwrap_or("auto") {
-            "auto" => engine::Watermark::Auto,
-            "on" => engine::Watermark::On,
-            "off" => engine::Watermark::Off,
-            other => return Err(invalid(format!("unknown watermark {other:?}"))),
-        };
-        Ok(engine::EditOptions {
-            font_policy,
+    let options = r
+        .options
+        .map_or_else(engine::EditOptions::default, |o| engine::EditOptions {
+            font_policy: o.font_policy.unwrap_or(FontPolicy::PreferExact).into(),
             break_signature: o.break_signature.unwrap_or(false),
             mark: o.mark,
-            watermark,
+            watermark: o.watermark.unwrap_or(Watermark::Auto).into(),
             watermark_off_allowed: o.watermark_off_allowed.unwrap_or(false),
             ocr: o.ocr.map(pdfedit_engine::ocr::OcrOptions::from),
             ocr_text_layer: o.ocr_text_layer.unwrap_or(false),
             lazy_previews: o.lazy_previews.unwrap_or(false),
             limits: crate::Limits::to_engine(o.limits.as_ref()),
-        })
-    })?;
+        });
     Ok(engine::EditRequest {
         password: r.password,
         edits: r
             .edits
             .into_iter()
-            .map(convert_edit)
+            .enumerate()
+            .map(|(i, e)| convert_edit(i, e))
             .collect::<Result<_>>()?,
         options,
     })
@@ -543,7 +471,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             .map(|c| EditChange {
                 edit_index: c.edit_index,
                 page: c.page,
-                op: c.op.as_str().into(),
+                op: c.op.into(),
                 find: c.find,
                 replace: c.replace,
                 font_source: c.font_source.into(),
@@ -555,7 +483,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
                 after_png: Buffer::from(c.after_png),
                 field: c.field,
                 value: c.value.map(field_output),
-                alignment: c.alignment.map(|a| a.as_str().into()),
+                alignment: c.alignment.map(Alignment::from),
             })
             .collect(),
         unmatched: r
@@ -563,7 +491,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             .into_iter()
             .map(|u| EditUnmatched {
                 edit_index: u.edit_index,
-                op: u.op.as_str().into(),
+                op: u.op.into(),
                 find: u.find,
             })
             .collect(),
@@ -572,7 +500,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             .into_iter()
             .map(|f| EditFailed {
                 edit_index: f.edit_index,
-                op: f.op.as_str().into(),
+                op: f.op.into(),
                 reason: f.reason.into(),
                 message: f.message,
                 field: f.field,
@@ -630,33 +558,13 @@ fn convert_result(r: engine::EditResult) -> EditResult {
     }
 }
 
-fn to_js_error(err: engine::EditError) -> napi::Error<EditCode> {
-    use pdfedit_engine::Error as E;
-    let code = match &err {
-        engine::EditError::SignedDocument => EditCode::SignedDocument,
-        engine::EditError::WatermarkOffForbidden(_) => EditCode::ForbiddenWatermarkOff,
-        engine::EditError::Engine(E::Encrypted) => EditCode::DocumentEncrypted,
-        engine::EditError::Engine(E::Unsupported(_)) => EditCode::DocumentUnsupported,
-        engine::EditError::Engine(E::InvalidRequest(_)) => EditCode::InvalidRequest,
-        engine::EditError::Engine(E::Engine(_)) => EditCode::EngineError,
-        engine::EditError::Engine(E::Timeout(_)) => EditCode::EngineTimeout,
-    };
-    napi::Error::new(code, err.to_string())
-}
-
 /// Replaces, deletes and redacts text in the document's own fonts; every change is
 /// verified by rendering and rolled back (into `failed`) when anything else on the page
 /// moved. A redaction also reports what it removed elsewhere and what remains.
 #[napi]
 pub fn edit(pdf: Buffer, request: EditRequest) -> Result<EditResult> {
     let request = convert_request(request)?;
-    match catch_unwind(AssertUnwindSafe(|| engine::edit(&pdf, &request))) {
-        Ok(result) => result.map(convert_result).map_err(to_js_error),
-        Err(_) => Err(napi::Error::new(
-            EditCode::EngineError,
-            "the engine crashed on this document".to_string(),
-        )),
-    }
+    guarded(|| engine::edit(&pdf, &request)).map(convert_result)
 }
 
 /// Size of a verification raster.
@@ -672,14 +580,6 @@ pub struct RasterSize {
 /// one bare PDFium render, the floor an edit's before/after check compares with (bench).
 #[napi]
 pub fn bare_render(pdf: Buffer, page: u32, password: Option<String>) -> Result<RasterSize> {
-    match catch_unwind(AssertUnwindSafe(|| {
-        engine::bare_render(&pdf, password.as_deref(), page)
-    })) {
-        Ok(Ok((width, height))) => Ok(RasterSize { width, height }),
-        Ok(Err(e)) => Err(to_js_error(engine::EditError::Engine(e))),
-        Err(_) => Err(napi::Error::new(
-            EditCode::EngineError,
-            "the engine crashed on this document".to_string(),
-        )),
-    }
+    guarded(|| engine::bare_render(&pdf, password.as_deref(), page))
+        .map(|(width, height)| RasterSize { width, height })
 }

@@ -1,16 +1,18 @@
 //! Node addon for pdfedit: converts types and maps errors, nothing else.
 //!
-//! Every export is synchronous (the service calls them from Piscina worker threads) and
-//! wrapped in `catch_unwind`, so a panic on one document becomes an `engine_error` instead
-//! of taking the process down.
+//! Every export is synchronous (the service calls them from its engine processes; an
+//! embedding program may call them from `worker_threads`) and runs through
+//! [`error::guarded`], so a panic on one document becomes an `engine_error` instead of
+//! taking the process down.
 // The #[napi] macros expand to unsafe FFI glue; this crate writes no unsafe code itself.
 #![allow(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod edit;
+pub mod enums;
+pub mod error;
 mod types;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use napi::bindgen_prelude::Buffer;
@@ -18,61 +20,7 @@ use napi_derive::napi;
 
 pub use types::*;
 
-/// The service's stable error codes; the thrown JS Error carries one as `code`.
-#[derive(Debug, Clone, Copy)]
-pub enum Code {
-    /// Encrypted and the password is missing or wrong.
-    DocumentEncrypted,
-    /// Not a PDF the engine can open.
-    DocumentUnsupported,
-    /// The request is impossible as written.
-    InvalidRequest,
-    /// A step with its own budget (a page's OCR) ran out of time.
-    EngineTimeout,
-    /// Anything else, including a caught panic.
-    EngineError,
-}
-
-impl AsRef<str> for Code {
-    fn as_ref(&self) -> &str {
-        match self {
-            Code::DocumentEncrypted => "document_encrypted",
-            Code::DocumentUnsupported => "document_unsupported",
-            Code::InvalidRequest => "invalid_request",
-            Code::EngineTimeout => "engine_timeout",
-            Code::EngineError => "engine_error",
-        }
-    }
-}
-
-type Result<T> = napi::Result<T, Code>;
-
-fn to_js_error(err: pdfedit_engine::Error) -> napi::Error<Code> {
-    use pdfedit_engine::Error as E;
-    let code = match &err {
-        E::Encrypted => Code::DocumentEncrypted,
-        E::Unsupported(_) => Code::DocumentUnsupported,
-        E::InvalidRequest(_) => Code::InvalidRequest,
-        E::Timeout(_) => Code::EngineTimeout,
-        E::Engine(_) => Code::EngineError,
-    };
-    napi::Error::new(code, err.to_string())
-}
-
-/// Runs `f`, turning engine errors and panics into JS errors with a stable code.
-fn guarded<T>(f: impl FnOnce() -> pdfedit_engine::Result<T>) -> Result<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(result) => result.map_err(to_js_error),
-        Err(_) => Err(napi::Error::new(
-            Code::EngineError,
-            "the engine crashed on this document".to_string(),
-        )),
-    }
-}
-
-fn invalid(message: &str) -> napi::Error<Code> {
-    napi::Error::new(Code::InvalidRequest, message.to_string())
-}
+use error::{guarded, invalid, Result};
 
 /// Binds PDFium from the given shared library (idempotent).
 #[napi]
@@ -173,7 +121,7 @@ pub fn render(pdf: Buffer, options: RenderOptions) -> Result<Buffer> {
             [a, b, c, d] if [a, b, c, d].iter().all(|x| x.is_finite()) => {
                 Ok([*a as f32, *b as f32, *c as f32, *d as f32])
             }
-            _ => Err(invalid(&format!("{what} must be [x0, y0, x1, y1]"))),
+            _ => Err(invalid(format!("{what} must be [x0, y0, x1, y1]"))),
         }
     };
     let region = options

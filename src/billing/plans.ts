@@ -2,7 +2,7 @@
  * Plans (API-DECISIONS.md "Plans"): the one place where per-plan numbers live.
  * Sizes in bytes; `monthlyPages` for keyless is a daily allowance per client IP.
  */
-import type { EngineLimits } from '../engine/types.js';
+import type { EngineLimits } from '../engine/tasks.js';
 
 export type PlanName = 'keyless' | 'free' | 'starter' | 'growth' | 'scale';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import type { DocInfo } from '../../native/index.js';
 import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { DocInfoCache } from '../engine/doc-info-cache.js';
-import type { DocInfo } from '../engine/types.js';
 import { ApiError } from '../kernel/api-error.js';
 import type { Principal } from '../kernel/principal.js';
 import { resolveSource, type SourceInput } from './source.js';

@@ -1,4 +1,4 @@
-import type { EngineEditResult } from '../engine/types.js';
+import type { EngineEditResult } from '../engine/tasks.js';
 
 /**
  * The one mapping of the engine's unmatched and failed edits to the API's shape (SPEC

@@ -1,5 +1,6 @@
+import type { OcrOptions } from '../../native/index.js';
 import { OcrCache, ocrLanguages } from '../engine/ocr-cache.js';
-import type { EngineEdit, EngineOcrOptions } from '../engine/types.js';
+import type { EngineEdit } from '../engine/tasks.js';
 import { ApiError } from '../kernel/api-error.js';
 import type { Edit, EditOptions } from '../schemas/edit.js';
 import { resolvePages } from './page-range.js';
@@ -128,7 +129,7 @@ export function engineOcr(
   options: EditOptions | undefined,
   pdf: Uint8Array,
   cache: OcrCache,
-): { ocr?: EngineOcrOptions; docKey?: string } {
+): { ocr?: OcrOptions; docKey?: string } {
   if (!options?.ocr) return {};
   const languages = ocrLanguages(options.ocr_languages, 'options.ocr_languages');
   const docKey = OcrCache.docKey(pdf);

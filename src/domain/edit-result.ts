@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { EngineEditResult } from '../engine/types.js';
+import type { EngineEditResult } from '../engine/tasks.js';
 import { fileUrl } from '../net/tokens.js';
 import { previewUrl } from './change-preview.js';
 import { failedEntries, unmatchedEntries } from './edit-failures.js';

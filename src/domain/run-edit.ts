@@ -3,7 +3,7 @@ import { billingUnits, charge, usageOf } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
 import { type BillingSubject, planOf } from '../billing/subject.js';
 import { ocrCacheFor } from '../engine/ocr-cache.js';
-import type { EngineEdit, EngineEditResult } from '../engine/types.js';
+import type { EngineEdit, EngineEditResult } from '../engine/tasks.js';
 import type { EditOptions } from '../schemas/edit.js';
 import { engineOcr } from './edit-request.js';
 import { buildEditResult } from './edit-result.js';

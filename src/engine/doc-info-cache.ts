@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { DocInfo, EngineLimits } from './types.js';
+import type { DocInfo } from '../../native/index.js';
+import type { EngineLimits } from './tasks.js';
 
 /**
  * What the engine's open said of a document, kept by content (issue 18 item 1: no second

@@ -1,23 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import type { OcrPage } from '../../native/index.js';
 import { ApiError } from '../kernel/api-error.js';
-
-/** One word read by OCR, as the engine reports it. */
-export interface OcrWord {
-  text: string;
-  box: number[];
-  confidence: number;
-  block: number;
-  line: number;
-}
-
-/** The OCR of one page (engine shape): cached per document, page and languages. */
-export interface OcrPage {
-  page: number;
-  languages: string;
-  skew: number;
-  words: OcrWord[];
-}
 
 /** Largest number of pages kept (the oldest go first). */
 const MAX_PAGES = 2_000;

@@ -1,20 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { DocInfo } from '../../native/index.js';
 import { ApiError } from '../kernel/api-error.js';
 import { isErrorCode } from '../kernel/error-codes.js';
 import type { ProcessMessage, ProcessRequest } from './process-protocol.js';
 import { PROJECT_ROOT } from './root.js';
 import type {
-  DocInfo,
   EditTask,
   EngineEditResult,
   EngineLimits,
   EngineTask,
+  EngineText,
   RenderTask,
   TextTask,
   WorkerReply,
-} from './types.js';
+} from './tasks.js';
 
 /** The compiled engine process entry; it runs plain JS, so tests run after `npm run build:ts`. */
 const WORKER_FILE = path.join(PROJECT_ROOT, 'dist', 'src', 'engine', 'process-worker.js');
@@ -339,8 +340,8 @@ export class EnginePool {
     );
   }
 
-  readText<T = unknown>(task: Omit<TextTask, 'op'>, timeoutMs?: number): Promise<T> {
-    return this.run<T>({ op: 'text', ...task }, timeoutMs);
+  readText(task: Omit<TextTask, 'op'>, timeoutMs?: number): Promise<EngineText> {
+    return this.run<EngineText>({ op: 'text', ...task }, timeoutMs);
   }
 
   async render(task: Omit<RenderTask, 'op'>, timeoutMs?: number): Promise<Buffer> {

@@ -1,4 +1,4 @@
-import type { EngineTask, WorkerReply } from './types.js';
+import type { EngineTask, WorkerReply } from './tasks.js';
 
 /**
  * Messages between the pool and an engine process, over the IPC channel with Node's

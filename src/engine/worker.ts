@@ -1,17 +1,11 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type * as Native from '../../native/index.js';
 import { PROJECT_ROOT } from './root.js';
-import type { EngineEditResult, EngineTask, WorkerReply } from './types.js';
+import type { EngineTask, WorkerReply } from './tasks.js';
 
-/** The napi addon's surface as the engine process uses it (full types: native/index.d.ts). */
-interface NativeEngine {
-  init(pdfiumLibPath: string): void;
-  openInfo(pdf: Buffer, password?: string | null, limits?: Record<string, number> | null): unknown;
-  readText(pdf: Buffer, options: Record<string, unknown>): unknown;
-  readTextOcr(pdf: Buffer, options: Record<string, unknown>): unknown;
-  render(pdf: Buffer, options: Record<string, unknown>): Buffer;
-  edit(pdf: Buffer, request: Record<string, unknown>): EngineEditResult;
-}
+/** The addon as its generated declarations (native/index.d.ts) describe it. */
+type NativeEngine = typeof Native;
 
 let native: NativeEngine | undefined;
 
@@ -28,33 +22,20 @@ function call(engine: NativeEngine, task: EngineTask): unknown {
   const pdf = Buffer.from(task.pdf.buffer, task.pdf.byteOffset, task.pdf.byteLength);
   switch (task.op) {
     case 'open':
-      return engine.openInfo(pdf, task.password ?? null, task.limits ? { ...task.limits } : null);
+      return engine.openInfo(pdf, task.password ?? null, task.limits ?? null);
     case 'text': {
-      const options = {
-        password: task.password,
-        limits: task.limits,
-        pages: task.pages,
-        text: task.text,
-        forms: task.forms,
-      };
-      return task.ocr
-        ? engine.readTextOcr(pdf, { ...options, ocr: task.ocr })
-        : engine.readText(pdf, options);
+      const { op: _op, pdf: _pdf, ...options } = task;
+      return options.ocr ? engine.readTextOcr(pdf, options) : engine.readText(pdf, options);
     }
     case 'render': {
-      const png = engine.render(pdf, {
-        password: task.password,
-        limits: task.limits,
-        page: task.page,
-        region: task.region,
-        highlights: task.highlights,
-        width: task.width,
-        maxBytes: task.maxBytes,
-      });
+      const { op: _op, pdf: _pdf, ...options } = task;
+      const png = engine.render(pdf, options);
       return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
     }
-    case 'edit':
-      return engine.edit(pdf, { password: task.password, edits: task.edits, options: task.options });
+    case 'edit': {
+      const { op: _op, pdf: _pdf, ...request } = task;
+      return engine.edit(pdf, request);
+    }
   }
 }
 

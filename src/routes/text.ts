@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
-import { OcrCache, type OcrPage, ocrBudgetMs, ocrCacheFor, ocrLanguages } from '../engine/ocr-cache.js';
+import { OcrCache, ocrBudgetMs, ocrCacheFor, ocrLanguages } from '../engine/ocr-cache.js';
 import { ApiError } from '../kernel/api-error.js';
 import { errorResponses } from '../schemas/errors.js';
 import { ref } from '../schemas/ref.js';
@@ -40,7 +40,7 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
       const cache = ocrCacheFor(fastify.config);
       const docKey = languages ? OcrCache.docKey(doc.bytes) : '';
       const read = () =>
-        fastify.engine.readText<{ pages: unknown[]; fields: unknown[]; ocr?: OcrPage[] }>(
+        fastify.engine.readText(
           {
             pdf: doc.bytes,
             ...(doc.password !== undefined ? { password: doc.password } : {}),

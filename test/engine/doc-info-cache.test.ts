@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { DocInfo } from '../../native/index.js';
 import { DocInfoCache } from '../../src/engine/doc-info-cache.js';
-import type { DocInfo, EngineLimits } from '../../src/engine/types.js';
+import type { EngineLimits } from '../../src/engine/tasks.js';
 
 const info = (pageCount: number): DocInfo => ({
   pageCount,

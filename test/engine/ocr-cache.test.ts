@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OcrCache, type OcrPage, ocrBudgetMs } from '../../src/engine/ocr-cache.js';
+import type { OcrPage } from '../../native/index.js';
+import { OcrCache, ocrBudgetMs } from '../../src/engine/ocr-cache.js';
 
 const page = (n: number, languages = 'eng'): OcrPage => ({
   page: n,

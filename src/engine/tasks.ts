@@ -1,0 +1,61 @@
+/**
+ * What crosses the engine process boundary: the tasks the pool sends and the replies it
+ * gets back. The engine's shapes are the addon's own, generated from native/src into
+ * native/index.d.ts by `npm run build:native` (a gate fails when that file is stale); this
+ * file only wraps them in tasks. A Buffer in the addon's results arrives here as a plain
+ * Uint8Array (the IPC channel's structured clone), which `Cloned` says.
+ */
+import type {
+  EditRequest,
+  EditResult,
+  EditSpec,
+  Limits,
+  OcrPage,
+  ReadTextOptions,
+  RenderOptions,
+  TextResult,
+} from '../../native/index.js';
+
+/** A value as structured clone delivers it: Buffers become plain Uint8Arrays. */
+export type Cloned<T> = T extends Buffer
+  ? Uint8Array
+  : T extends readonly (infer U)[]
+    ? Cloned<U>[]
+    : T extends object
+      ? { [K in keyof T]: Cloned<T[K]> }
+      : T;
+
+/**
+ * What one engine call may cost, checked on the document's bytes before PDFium opens it
+ * (crates/pdfedit-engine/src/open/budget.rs); the service always gives every limit, per
+ * plan in src/billing/plans.ts. Past one, the call answers 422 document_unsupported naming
+ * the limit.
+ */
+export type EngineLimits = Required<Limits>;
+
+/** One edit as the engine takes it: the API's edit plus its index in the request. */
+export type EngineEdit = EditSpec & { index: number };
+
+/** An edit's result as the service receives it from an engine process. */
+export type EngineEditResult = Cloned<EditResult>;
+
+/** `readText` and `readTextOcr`: with OCR, also the pages this call read (for the cache). */
+export type EngineText = TextResult & { ocr?: OcrPage[] };
+
+export interface OpenTask {
+  op: 'open';
+  pdf: Uint8Array;
+  password?: string;
+  limits?: EngineLimits;
+}
+
+export type TextTask = { op: 'text'; pdf: Uint8Array } & ReadTextOptions;
+
+export type RenderTask = { op: 'render'; pdf: Uint8Array } & RenderOptions;
+
+export type EditTask = { op: 'edit'; pdf: Uint8Array } & EditRequest & { edits: EngineEdit[] };
+
+export type EngineTask = OpenTask | TextTask | RenderTask | EditTask;
+
+/** A worker never throws across the process boundary: structured clone drops `code`. */
+export type WorkerReply<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
