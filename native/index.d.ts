@@ -98,8 +98,8 @@ export interface EditFailed {
   edit_index: number
   /** Its op. */
   op: EditOp
-  /** Stable snake_case reason. */
-  reason: string
+  /** Why (a stable snake_case word). */
+  reason: FailReason
   /** Explanation. */
   message: string
   /** Form: the field the reason is about. */
@@ -323,6 +323,9 @@ export interface EditUnmatched {
   /** What was looked for. */
   find: string
 }
+
+/** Why an edit that was found was not applied (`failed[].reason`). */
+export type FailReason = 'collateral_change' | 'overflow' | 'missing_glyphs' | 'no_metric_font' | 'type3_font' | 'reflow_unsupported' | 'unsupported_layout' | 'image_unsupported' | 'scanned_text' | 'ocr_readback_mismatch' | 'annotation_text' | 'field_not_found' | 'field_ambiguous' | 'value_not_accepted' | 'readback_mismatch' | 'anchor_not_found' | 'page_not_found' | 'no_text_style' | 'encryption_unsupported' | 'engine_error'
 
 /** How a replacement of another width is fitted. */
 export type Fit = 'auto' | 'none' | 'shrink' | 'reflow'

@@ -839,6 +839,7 @@ module.exports.Alignment = nativeBinding.Alignment
 module.exports.bareRender = nativeBinding.bareRender
 module.exports.edit = nativeBinding.edit
 module.exports.EditOp = nativeBinding.EditOp
+module.exports.FailReason = nativeBinding.FailReason
 module.exports.Fit = nativeBinding.Fit
 module.exports.FontPolicy = nativeBinding.FontPolicy
 module.exports.init = nativeBinding.init

@@ -4,7 +4,9 @@ use napi::bindgen_prelude::{Buffer, Either, Either3};
 use napi_derive::napi;
 use pdfedit_engine::edit as engine;
 
-use crate::enums::{Alignment, EditOp, Fit, FontPolicy, MatchMode, OccurrenceEnd, Watermark};
+use crate::enums::{
+    Alignment, EditOp, FailReason, Fit, FontPolicy, MatchMode, OccurrenceEnd, Watermark,
+};
 use crate::error::{guarded, invalid, Result};
 
 /// A region of one page.
@@ -206,8 +208,8 @@ pub struct EditFailed {
     pub edit_index: u32,
     /// Its op.
     pub op: EditOp,
-    /// Stable snake_case reason.
-    pub reason: String,
+    /// Why (a stable snake_case word).
+    pub reason: FailReason,
     /// Explanation.
     pub message: String,
     /// Form: the field the reason is about.

@@ -169,3 +169,79 @@ impl From<engine::Alignment> for Alignment {
         }
     }
 }
+
+/// Why an edit that was found was not applied (`failed[].reason`).
+#[napi(string_enum = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailReason {
+    /// Pixels changed outside the edit's own area; rolled back.
+    CollateralChange,
+    /// The new text does not fit its room.
+    Overflow,
+    /// No usable font has the new text's glyphs.
+    MissingGlyphs,
+    /// `font_policy: metric_only` and no metric-compatible font exists.
+    NoMetricFont,
+    /// Text in a Type 3 font needs a glyph the font does not draw.
+    #[napi(value = "type3_font")]
+    Type3Font,
+    /// `fit: reflow` on a paragraph that is not simple, or with a style override.
+    ReflowUnsupported,
+    /// The text is drawn in a way the engine cannot rewrite.
+    UnsupportedLayout,
+    /// An image the change must rewrite cannot be decoded or written back.
+    ImageUnsupported,
+    /// A redaction aimed at a word read by OCR on a scanned page.
+    ScannedText,
+    /// A word drawn into a scanned page is not read back by OCR as the new text.
+    OcrReadbackMismatch,
+    /// An annotation's text cannot be rewritten.
+    AnnotationText,
+    /// Form: no field has that name.
+    FieldNotFound,
+    /// Form: a partial name matches several fields.
+    FieldAmbiguous,
+    /// Form: the field does not take that value.
+    ValueNotAccepted,
+    /// Form: the value read back from the output is not the value written.
+    ReadbackMismatch,
+    /// Insert: the anchor phrase is not on the page.
+    AnchorNotFound,
+    /// Insert: the page does not exist.
+    PageNotFound,
+    /// Insert: no text near the point to take a style from, and none given.
+    NoTextStyle,
+    /// The document's encryption cannot be written again.
+    EncryptionUnsupported,
+    /// Something failed inside the engine while planning this edit.
+    EngineError,
+}
+
+impl From<engine::FailReason> for FailReason {
+    fn from(r: engine::FailReason) -> Self {
+        use engine::FailReason as R;
+        match r {
+            R::CollateralChange => FailReason::CollateralChange,
+            // The engine's signal to reflow never leaves it; were it to, the text did not fit.
+            R::Overflow | R::ReflowNeeded => FailReason::Overflow,
+            R::MissingGlyphs => FailReason::MissingGlyphs,
+            R::NoMetricFont => FailReason::NoMetricFont,
+            R::Type3Font => FailReason::Type3Font,
+            R::ReflowUnsupported => FailReason::ReflowUnsupported,
+            R::UnsupportedLayout => FailReason::UnsupportedLayout,
+            R::ImageUnsupported => FailReason::ImageUnsupported,
+            R::ScannedText => FailReason::ScannedText,
+            R::OcrReadbackMismatch => FailReason::OcrReadbackMismatch,
+            R::AnnotationText => FailReason::AnnotationText,
+            R::FieldNotFound => FailReason::FieldNotFound,
+            R::FieldAmbiguous => FailReason::FieldAmbiguous,
+            R::ValueNotAccepted => FailReason::ValueNotAccepted,
+            R::ReadbackMismatch => FailReason::ReadbackMismatch,
+            R::AnchorNotFound => FailReason::AnchorNotFound,
+            R::PageNotFound => FailReason::PageNotFound,
+            R::NoTextStyle => FailReason::NoTextStyle,
+            R::EncryptionUnsupported => FailReason::EncryptionUnsupported,
+            R::EngineError => FailReason::EngineError,
+        }
+    }
+}

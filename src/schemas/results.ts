@@ -66,7 +66,7 @@ export const Failed = Type.Object(
     op: Type.String(),
     reason: Type.String({
       description:
-        'collateral_change, overflow (also: a reflowed paragraph needs more room than is blank below it), missing_glyphs, no_metric_font, reflow_unsupported (fit: reflow on a paragraph that is not simple: several fonts, sizes or colours, not horizontal, inside a form XObject, hyphenated line ends; or with a style override), unsupported_layout, image_unsupported, scanned_text, ocr_readback_mismatch (a word drawn into a scanned page is not read back by OCR as the new text), annotation_text, field_not_found, field_ambiguous, value_not_accepted, readback_mismatch, …',
+        "One of: collateral_change, overflow (also: a reflowed paragraph needs more room than is blank below it), missing_glyphs, no_metric_font, reflow_unsupported (fit: reflow on a paragraph that is not simple: several fonts, sizes or colours, not horizontal, inside a form XObject, hyphenated line ends; or with a style override), unsupported_layout, image_unsupported, scanned_text, ocr_readback_mismatch (a word drawn into a scanned page is not read back by OCR as the new text), annotation_text, field_not_found, field_ambiguous, value_not_accepted, readback_mismatch, type3_font (text in a Type 3 font needs a glyph the font does not draw), anchor_not_found, page_not_found and no_text_style (insert), encryption_unsupported (the document's encryption cannot be written again), engine_error (an internal failure while planning this edit).",
     }),
     message: Type.String(),
     field: Type.Optional(Type.String()),

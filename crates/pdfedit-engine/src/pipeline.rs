@@ -19,6 +19,7 @@ use crate::ops::{annot, edited_mark, form, mark, redact};
 use crate::plan::style;
 use crate::run::{ms_since, timed, OcrRun, Run};
 use crate::save::{incremental, save, signatures};
+use crate::types::FailReason;
 use crate::types::*;
 use crate::Error;
 
@@ -112,7 +113,11 @@ fn edit_inner(
         // PDFium opened it with this password, so the password is right: what is missing
         // is our writer's support for this security handler. Refuse per edit, as data.
         let Some((doc, state)) = loaded else {
-            return Ok(refuse_all(bytes, request, "encryption_unsupported"));
+            return Ok(refuse_all(
+                bytes,
+                request,
+                FailReason::EncryptionUnsupported,
+            ));
         };
         (doc, Some(state))
     } else {
@@ -213,7 +218,7 @@ fn edit_inner(
             if edit.op == EditOp::Redact {
                 run.fail(
                     edit,
-                    "scanned_text",
+                    FailReason::ScannedText,
                     format!(
                         "\"{}\" is part of a scanned image on page {}; a redaction cannot \
                          remove text that is only pixels",
@@ -378,7 +383,7 @@ fn edit_inner(
 }
 
 /// Every edit in `failed[]` with `reason`, the document unchanged.
-fn refuse_all(bytes: &[u8], request: &EditRequest, reason: &'static str) -> EditResult {
+fn refuse_all(bytes: &[u8], request: &EditRequest, reason: FailReason) -> EditResult {
     let failed = request
         .edits
         .iter()

@@ -13,6 +13,7 @@ use crate::model::fonts::{DocFonts, Source};
 use crate::model::text::{build_lines, PageGeom};
 use crate::model::PageModel;
 use crate::ocr::{OcrOptions, OcrPage};
+use crate::types::FailReason;
 use crate::types::{Edit, EditOp, EditResult, Failed, MatchMode, Timings};
 use crate::Error;
 
@@ -127,7 +128,7 @@ impl Run {
         self.models.clear();
     }
 
-    pub(crate) fn fail(&mut self, edit: &Edit, reason: &'static str, message: String) {
+    pub(crate) fn fail(&mut self, edit: &Edit, reason: FailReason, message: String) {
         self.result.failed.push(Failed {
             edit_index: edit.index,
             op: edit.op,

@@ -320,6 +320,126 @@ pub struct Change {
     pub alignment: Option<Alignment>,
 }
 
+/// Why an edit that was found was not applied: `failed[].reason` of the API, one stable
+/// snake_case word each (SPEC "Edit result", API-DECISIONS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailReason {
+    /// Verification saw pixels change outside the edit's own area; rolled back.
+    CollateralChange,
+    /// The new text does not fit its room (also: a reflowed paragraph needs more room than
+    /// is blank below it).
+    Overflow,
+    /// No usable font has the new text's glyphs.
+    MissingGlyphs,
+    /// `font_policy: metric_only` and no metric-compatible font exists.
+    NoMetricFont,
+    /// Text in a Type 3 font needs a glyph the font does not draw.
+    Type3Font,
+    /// `fit: reflow` on a paragraph that is not simple, or with a style override.
+    ReflowUnsupported,
+    /// Internal: the text does not fit its line under `fit: reflow`, so the paragraph is
+    /// planned again by the reflow. Never in a result.
+    ReflowNeeded,
+    /// The text is drawn in a way the engine cannot rewrite.
+    UnsupportedLayout,
+    /// An image the change must rewrite cannot be decoded or written back.
+    ImageUnsupported,
+    /// A redaction aimed at a word read by OCR on a scanned page.
+    ScannedText,
+    /// A word drawn into a scanned page is not read back by OCR as the new text.
+    OcrReadbackMismatch,
+    /// An annotation's text cannot be rewritten.
+    AnnotationText,
+    /// Form: no field has that name.
+    FieldNotFound,
+    /// Form: a partial name matches several fields.
+    FieldAmbiguous,
+    /// Form: the field does not take that value.
+    ValueNotAccepted,
+    /// Form: the value read back from the output is not the value written.
+    ReadbackMismatch,
+    /// Insert: the anchor phrase is not on the page.
+    AnchorNotFound,
+    /// Insert: the page does not exist.
+    PageNotFound,
+    /// Insert: no text near the point to take a style from, and none given.
+    NoTextStyle,
+    /// The document's encryption cannot be written again.
+    EncryptionUnsupported,
+    /// Something failed inside the engine while planning this edit.
+    EngineError,
+}
+
+impl FailReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [FailReason; 21] = [
+        FailReason::CollateralChange,
+        FailReason::Overflow,
+        FailReason::MissingGlyphs,
+        FailReason::NoMetricFont,
+        FailReason::Type3Font,
+        FailReason::ReflowUnsupported,
+        FailReason::ReflowNeeded,
+        FailReason::UnsupportedLayout,
+        FailReason::ImageUnsupported,
+        FailReason::ScannedText,
+        FailReason::OcrReadbackMismatch,
+        FailReason::AnnotationText,
+        FailReason::FieldNotFound,
+        FailReason::FieldAmbiguous,
+        FailReason::ValueNotAccepted,
+        FailReason::ReadbackMismatch,
+        FailReason::AnchorNotFound,
+        FailReason::PageNotFound,
+        FailReason::NoTextStyle,
+        FailReason::EncryptionUnsupported,
+        FailReason::EngineError,
+    ];
+
+    /// The API word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailReason::CollateralChange => "collateral_change",
+            FailReason::Overflow => "overflow",
+            FailReason::MissingGlyphs => "missing_glyphs",
+            FailReason::NoMetricFont => "no_metric_font",
+            FailReason::Type3Font => "type3_font",
+            FailReason::ReflowUnsupported => "reflow_unsupported",
+            FailReason::ReflowNeeded => "reflow_needed",
+            FailReason::UnsupportedLayout => "unsupported_layout",
+            FailReason::ImageUnsupported => "image_unsupported",
+            FailReason::ScannedText => "scanned_text",
+            FailReason::OcrReadbackMismatch => "ocr_readback_mismatch",
+            FailReason::AnnotationText => "annotation_text",
+            FailReason::FieldNotFound => "field_not_found",
+            FailReason::FieldAmbiguous => "field_ambiguous",
+            FailReason::ValueNotAccepted => "value_not_accepted",
+            FailReason::ReadbackMismatch => "readback_mismatch",
+            FailReason::AnchorNotFound => "anchor_not_found",
+            FailReason::PageNotFound => "page_not_found",
+            FailReason::NoTextStyle => "no_text_style",
+            FailReason::EncryptionUnsupported => "encryption_unsupported",
+            FailReason::EngineError => "engine_error",
+        }
+    }
+}
+
+impl std::fmt::Display for FailReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A reason compares equal to its API word.
+impl PartialEq<&str> for FailReason {
+    fn eq(&self, word: &&str) -> bool {
+        self.as_str() == *word
+    }
+}
+
+/// Why a planned edit cannot be applied: its reason and a message.
+pub(crate) type Refusal = (FailReason, String);
+
 /// An edit that was found but not applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failed {
@@ -327,8 +447,8 @@ pub struct Failed {
     pub edit_index: u32,
     /// Its op.
     pub op: EditOp,
-    /// Stable snake_case reason.
-    pub reason: &'static str,
+    /// Why (the API's snake_case word).
+    pub reason: FailReason,
     /// Human explanation.
     pub message: String,
     /// Form: the field the reason is about, as the request named it.
@@ -443,4 +563,28 @@ pub struct Timings {
     pub ocr_ms: f64,
     /// The whole call.
     pub total_ms: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FailReason;
+
+    #[test]
+    fn fail_reasons_are_distinct_snake_case_words() {
+        let words: Vec<&str> = FailReason::ALL.iter().map(|r| r.as_str()).collect();
+        let mut unique = words.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), words.len(), "{words:?}");
+        for (r, w) in FailReason::ALL.iter().zip(&words) {
+            assert!(
+                !w.is_empty()
+                    && w.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                "{w}"
+            );
+            assert_eq!(r.to_string(), *w);
+            assert!(*r == *w);
+        }
+    }
 }

@@ -156,7 +156,7 @@ fn a_column_of_upright_characters_in_a_horizontal_font_is_redacted() {
     let r = run(&pdf, EditOp::Replace, find, "横断步道");
     assert!(r.changes.is_empty());
     assert_eq!(
-        r.failed.first().map(|f| f.reason),
+        r.failed.first().map(|f| f.reason.as_str()),
         Some("unsupported_layout"),
         "{:?}",
         r.failed

@@ -18,6 +18,7 @@ use crate::find::{anchor_end, compile, Matcher};
 use crate::model::fonts::DocFonts;
 use crate::read::PageText;
 use crate::run::Run;
+use crate::types::FailReason;
 use crate::types::{At, Edit, EditOp, Fit, FontPolicy, FormSpec, Occurrence, Scope, Unmatched};
 use crate::Error;
 
@@ -110,7 +111,7 @@ impl Run {
         let Some(&page_id) = self.page_ids().get(&page) else {
             self.fail(
                 edit,
-                "page_not_found",
+                FailReason::PageNotFound,
                 format!("the document has no page {page}"),
             );
             return Ok(());

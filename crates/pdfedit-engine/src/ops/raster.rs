@@ -727,13 +727,14 @@ fn choose_face(old: &str, m: &Measured, line: Option<Strokes>) -> Option<Fit> {
     best.map(|b| b.0)
 }
 
+use crate::types::FailReason;
 /// Why a raster change could not be made.
-type Refusal = (&'static str, String);
+use crate::types::Refusal;
 
 /// One match redrawn in the page's image: the new document (not yet saved), the change's
 /// display area, the new word's display box and the font used.
 fn redraw(run: &mut Run, m: &Match, op: EditOp) -> Result<([f64; 4], [f64; 4], String), Refusal> {
-    let unsupported = |s: String| ("image_unsupported", s);
+    let unsupported = |s: String| (FailReason::ImageUnsupported, s);
     let pages = run.page_ids();
     let page_id = pages[&m.page];
     run.model(m.page, page_id)
@@ -849,7 +850,7 @@ fn draw(
     new: &str,
     op: EditOp,
 ) -> Result<([f64; 4], [f64; 4], String), Refusal> {
-    let unreadable = |s: &str| ("image_unsupported", s.to_string());
+    let unreadable = |s: &str| (FailReason::ImageUnsupported, s.to_string());
     let m = measure(px, map, word)
         .ok_or_else(|| unreadable("the word's pixels show no ink on paper"))?;
     let to_display = |cx: f64, cy: f64| (m.origin.0 + cx / map.ppp, m.origin.1 + cy / map.ppp);
@@ -1015,7 +1016,7 @@ impl Run {
             self.renders.insert(m.page, before);
             self.fail(
                 edit,
-                "collateral_change",
+                FailReason::CollateralChange,
                 format!(
                     "{} pixels changed outside the redrawn word; rolled back",
                     report.changed_pixels_outside
@@ -1041,7 +1042,7 @@ impl Run {
             self.renders.insert(m.page, before);
             self.fail(
                 edit,
-                "ocr_readback_mismatch",
+                FailReason::OcrReadbackMismatch,
                 format!(
                     "OCR of the redrawn word reads \"{read}\", not \"{}\"; rolled back",
                     m.replacement

@@ -14,6 +14,7 @@ use crate::model::text::PageGeom;
 use crate::plan::{line, reflow, streams, Planned, REFLOW_NEEDED};
 use crate::run::{timed, Run};
 use crate::save::save;
+use crate::types::FailReason;
 use crate::types::{Change, Edit, Fit, FontPolicy};
 use crate::verify;
 use crate::Error;
@@ -75,11 +76,11 @@ impl Run {
             let outcome = planned_page.and_then(|plan| {
                 for (sid, bytes) in &plan.streams {
                     streams::write_stream(&mut self.doc, model, *sid, bytes)
-                        .map_err(|e| ("unsupported_layout", e))?;
+                        .map_err(|e| (FailReason::UnsupportedLayout, e))?;
                 }
                 if let Some(ops) = &plan.append {
                     streams::append_page_stream(&mut self.doc, model.page_id, ops.clone())
-                        .map_err(|e| ("unsupported_layout", e))?;
+                        .map_err(|e| (FailReason::UnsupportedLayout, e))?;
                 }
                 Ok(plan)
             });
@@ -119,7 +120,7 @@ impl Run {
                     }
                     self.fail(
                         edit,
-                        "overflow",
+                        FailReason::Overflow,
                         "the paragraph needs more lines and the room below it is not empty".into(),
                     );
                     return Ok(());
@@ -175,7 +176,7 @@ impl Run {
             } else {
                 format!("{misdrawn} pixels of the moved rest of the line differ; rolled back")
             };
-            self.fail(edit, "collateral_change", message);
+            self.fail(edit, FailReason::CollateralChange, message);
             return Ok(());
         }
         for (page, _, after) in after_renders {

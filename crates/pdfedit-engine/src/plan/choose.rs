@@ -13,6 +13,7 @@ use crate::model::fonts::{own_font_source, strip_subset, DocFonts};
 use crate::model::PageModel;
 use crate::plan::streams::add_font_resource;
 use crate::plan::Refusal;
+use crate::types::FailReason;
 use crate::types::FontPolicy;
 
 /// A piece of encoded new text. Spaces the font has no glyph for become kerns (many
@@ -89,7 +90,7 @@ pub(crate) fn choose_font(
 ) -> Result<Chosen, Refusal> {
     let own = fonts
         .get(doc, &first.font)
-        .ok_or_else(|| ("missing_glyphs", "font unreadable".to_string()))?;
+        .ok_or_else(|| (FailReason::MissingGlyphs, "font unreadable".to_string()))?;
     let base = strip_subset(own.font.base_font()).to_string();
     let missing = match encode_segments(&own.font, text) {
         Ok(segs) => {
@@ -108,7 +109,7 @@ pub(crate) fn choose_font(
     // glyphs it has, and nothing else is drawn in its place.
     if own.font.kind() == pdf_fonts::FontKind::Type3 {
         return Err((
-            "type3_font",
+            FailReason::Type3Font,
             format!("the Type 3 font {base} has no glyph for part of the new text ({missing})"),
         ));
     }
@@ -137,7 +138,7 @@ pub(crate) fn choose_font(
         };
         if let Ok(segs) = encode_segments(&f.font, text) {
             let name = add_font_resource(doc, model, first.stream, id)
-                .map_err(|e| ("unsupported_layout", e))?;
+                .map_err(|e| (FailReason::UnsupportedLayout, e))?;
             return Ok(Chosen {
                 segs,
                 font_id: Some(id),
@@ -172,15 +173,15 @@ fn substitute(
     };
     let Some(resolved) = named.or_else(nearest) else {
         let reason = if policy == FontPolicy::MetricOnly {
-            "no_metric_font"
+            FailReason::NoMetricFont
         } else {
-            "missing_glyphs"
+            FailReason::MissingGlyphs
         };
         return Err((reason, "no installed substitute for this family".into()));
     };
     if resolved.kind == Kind::LookAlike && policy == FontPolicy::MetricOnly {
         return Err((
-            "no_metric_font",
+            FailReason::NoMetricFont,
             format!("only the look-alike {} is available", resolved.name),
         ));
     }
@@ -201,19 +202,19 @@ pub(crate) fn embed_resolved(
     text: &str,
 ) -> Result<Chosen, Refusal> {
     let embedded = pdf_fonts::embed::embed_font_file(doc, &resolved.path, text)
-        .map_err(|e| ("missing_glyphs", e.to_string()))?;
+        .map_err(|e| (FailReason::MissingGlyphs, e.to_string()))?;
     let codes = embedded
         .encode(text)
-        .map_err(|e| ("missing_glyphs", e.to_string()))?;
+        .map_err(|e| (FailReason::MissingGlyphs, e.to_string()))?;
     let id = embedded.font_id;
     if fonts.by_id(doc, id).is_none() {
         return Err((
-            "engine_error",
+            FailReason::EngineError,
             "the embedded substitute cannot be read back".into(),
         ));
     }
-    let name =
-        add_font_resource(doc, model, first.stream, id).map_err(|e| ("unsupported_layout", e))?;
+    let name = add_font_resource(doc, model, first.stream, id)
+        .map_err(|e| (FailReason::UnsupportedLayout, e))?;
     Ok(Chosen {
         segs: vec![Seg::Codes(codes)],
         font_id: Some(id),

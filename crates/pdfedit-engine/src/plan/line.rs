@@ -27,6 +27,7 @@ use crate::plan::room::{
 use crate::plan::style;
 use crate::plan::vertical;
 use crate::plan::{PagePlan, Planned, Refusal, REFLOW_NEEDED};
+use crate::types::FailReason;
 use crate::types::{Alignment, Edit, EditOp, Fit, FontPolicy, Style};
 use pdf_fonts::registry::Kind;
 
@@ -47,7 +48,7 @@ pub(crate) fn plan_page(
     let objects = doc.max_id;
     let args = (matches, edit, policy, keep_prefix);
     match plan_page_with(doc, fonts, model, args, true) {
-        Err(("collateral_change", _)) if doc.max_id == objects => {
+        Err((FailReason::CollateralChange, _)) if doc.max_id == objects => {
             plan_page_with(doc, fonts, model, args, false)
         }
         other => other,
@@ -78,7 +79,7 @@ fn plan_page_with(
     for (mi, m) in matches.iter().enumerate() {
         if model.lines[m.line].stacked && m.glyphs.len() > 1 {
             return Err((
-                "unsupported_layout",
+                FailReason::UnsupportedLayout,
                 "the text is a column of characters set one under the other in a \
                  horizontal font; only redaction edits such columns"
                     .into(),
@@ -96,7 +97,7 @@ fn plan_page_with(
         let first = &glyphs[members[0]];
         if members.iter().any(|&g| glyphs[g].stream != first.stream) {
             return Err((
-                "unsupported_layout",
+                FailReason::UnsupportedLayout,
                 "the text spans several content streams".into(),
             ));
         }
@@ -105,7 +106,7 @@ fn plan_page_with(
         }
         let font = fonts.get(doc, &first.font).ok_or_else(|| {
             (
-                "missing_glyphs",
+                FailReason::MissingGlyphs,
                 "the text's font cannot be read".to_string(),
             )
         })?;
@@ -121,7 +122,7 @@ fn plan_page_with(
         let styled = edit.style != Style::default();
         if styled && vertical {
             return Err((
-                "unsupported_layout",
+                FailReason::UnsupportedLayout,
                 "style overrides are not applied to vertical text".into(),
             ));
         }
@@ -136,7 +137,7 @@ fn plan_page_with(
         } else {
             encode_segments(&font.font, head_text).map_err(|e| {
                 (
-                    "unsupported_layout",
+                    FailReason::UnsupportedLayout,
                     format!("the anchor cannot be re-encoded in its own font ({e})"),
                 )
             })?
@@ -156,7 +157,7 @@ fn plan_page_with(
             // Another font would be horizontal: a column is written in its own font only.
             let segs = encode_segments(&font.font, tail_text).map_err(|e| {
                 let msg = format!("the vertical font lacks glyphs for the new text ({e})");
-                ("missing_glyphs", msg)
+                (FailReason::MissingGlyphs, msg)
             })?;
             in_own_font(&font.font, segs)
         } else if let Some(name) = &edit.style.font {
@@ -164,13 +165,13 @@ fn plan_page_with(
             let resolved =
                 style::resolve_font(name, own_style.bold, own_style.italic).ok_or_else(|| {
                     (
-                        "missing_glyphs",
+                        FailReason::MissingGlyphs,
                         format!("style.font {name} is not installed"),
                     )
                 })?;
             if policy == FontPolicy::MetricOnly && resolved.kind == Kind::LookAlike {
                 return Err((
-                    "no_metric_font",
+                    FailReason::NoMetricFont,
                     format!("style.font {} is a look-alike", resolved.name),
                 ));
             }
@@ -325,7 +326,7 @@ fn plan_page_with(
             let reason = if msg.starts_with("reflow") {
                 REFLOW_NEEDED
             } else {
-                "overflow"
+                FailReason::Overflow
             };
             (reason, msg)
         })?;
@@ -357,7 +358,7 @@ fn plan_page_with(
             let restore = style::fill_state_at(model, first.stream, first.op_index, false)
                 .ok_or_else(|| {
                     (
-                        "unsupported_layout",
+                        FailReason::UnsupportedLayout,
                         "the text's colour is inherited from outside its form XObject".to_string(),
                     )
                 })?;
@@ -596,12 +597,12 @@ fn plan_page_with(
     }
     if let Some(hit) = collision_beyond(glyphs, &new_boxes, &edited) {
         return Err((
-            "collateral_change",
+            FailReason::CollateralChange,
             format!("the new text would overlap other text on the page (\"{hit}\")"),
         ));
     }
     let streams = rewrite_ops_with(model, &actions, &actual, &extra_edits)
-        .map_err(|e| ("engine_error", e))?;
+        .map_err(|e| (FailReason::EngineError, e))?;
     Ok(PagePlan {
         streams,
         changes,
@@ -694,7 +695,7 @@ fn push_on(
             let free = room_for_shift(model, m.line, &c.moving);
             if by > free + 0.05 * axis_len(f) {
                 return Err((
-                    "overflow",
+                    FailReason::Overflow,
                     format!(
                         "the rest of the line would run into other text or past the margin \
                          (it needs {by:.1} pt, {:.1} pt free)",
@@ -705,13 +706,16 @@ fn push_on(
             Ok(Some(c))
         }
         Err(_) if fits => Ok(None),
-        Err(Stay::NoRest) => Err(("overflow", "the new text runs past the margin".into())),
+        Err(Stay::NoRest) => Err((
+            FailReason::Overflow,
+            "the new text runs past the margin".into(),
+        )),
         Err(Stay::Gap) => Err((
-            "overflow",
+            FailReason::Overflow,
             "the new text does not fit before the next column or tab stop on the line".into(),
         )),
         Err(Stay::Placed) => Err((
-            "unsupported_layout",
+            FailReason::UnsupportedLayout,
             "the rest of the line is placed on its own and cannot be moved to make room".into(),
         )),
     }

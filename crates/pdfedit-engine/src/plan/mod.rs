@@ -18,14 +18,15 @@ pub(crate) mod streams;
 pub(crate) mod style;
 pub(crate) mod vertical;
 
+use crate::types::FailReason;
 use pdf_content::StreamId;
 
 /// The reason `plan_page` gives when `fit: reflow` text does not fit its line: the page is
 /// then planned by [`reflow`].
-pub(crate) const REFLOW_NEEDED: &str = "reflow_needed";
+pub(crate) const REFLOW_NEEDED: FailReason = FailReason::ReflowNeeded;
 
 /// Why a planned edit cannot be applied: a stable reason and a message.
-pub(crate) type Refusal = (&'static str, String);
+pub(crate) use crate::types::Refusal;
 
 /// One planned change.
 #[derive(Debug, Clone)]

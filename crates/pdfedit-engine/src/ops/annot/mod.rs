@@ -36,6 +36,7 @@ use crate::read::PageText;
 use crate::run::{timed, Run};
 use crate::save::save;
 use crate::types::{Change, Edit, EditOp, Fit, FontPolicy, MatchMode, Scope};
+use crate::types::{FailReason, Refusal};
 use crate::verify;
 use crate::Error;
 use appearance::{Candidate, View};
@@ -108,7 +109,7 @@ pub(crate) fn apply(
         if holds::freetext_holds(&run.doc, &edit.scope, matcher) {
             run.fail(
                 edit,
-                "annotation_text",
+                FailReason::AnnotationText,
                 "the text is only in a FreeText annotation whose appearance cannot be edited"
                     .into(),
             );
@@ -145,7 +146,7 @@ pub(crate) fn apply(
             .and_then(|()| appearance::commit(&mut run.doc, &d.view));
         if let Err(message) = committed {
             run.rollback(snapshot);
-            run.fail(edit, "annotation_text", message);
+            run.fail(edit, FailReason::AnnotationText, message);
             return Ok(true);
         }
     }
@@ -246,18 +247,18 @@ fn plan(
     ms: &[Match],
     edit: &Edit,
     policy: FontPolicy,
-) -> Result<Vec<Planned>, (&'static str, String)> {
+) -> Result<Vec<Planned>, Refusal> {
     let mut first = edit.clone();
     if first.fit == Fit::Reflow {
         first.fit = Fit::Auto;
     }
     let before = doc.clone();
     let outcome = match first.fit {
-        Fit::None if edit.op != EditOp::Delete => Err(("overflow", String::new())),
+        Fit::None if edit.op != EditOp::Delete => Err((FailReason::Overflow, String::new())),
         _ => plan_once(doc, fonts, view, ms, &first, policy),
     };
     let outcome = match outcome {
-        Err((reason, message)) if reason == "overflow" && first.fit != Fit::Shrink => {
+        Err((reason, message)) if reason == FailReason::Overflow && first.fit != Fit::Shrink => {
             match with_rest_of_line(view, ms) {
                 Some(extended) => {
                     *doc = before;
@@ -272,7 +273,7 @@ fn plan(
     let changes = outcome?;
     if !appearance::text_stays_inside(doc, fonts, view) {
         return Err((
-            "overflow",
+            FailReason::Overflow,
             "the new text does not fit the annotation's box".into(),
         ));
     }
@@ -317,16 +318,17 @@ fn plan_once(
     ms: &[Match],
     edit: &Edit,
     policy: FontPolicy,
-) -> Result<Vec<Planned>, (&'static str, String)> {
+) -> Result<Vec<Planned>, Refusal> {
     let plan = plan_page(doc, fonts, &view.model, ms, edit, policy, 0).map_err(|(r, m)| {
         if r == REFLOW_NEEDED {
-            ("overflow", m)
+            (FailReason::Overflow, m)
         } else {
             (r, m)
         }
     })?;
     for (sid, bytes) in &plan.streams {
-        streams::write_stream(doc, &view.model, *sid, bytes).map_err(|e| ("annotation_text", e))?;
+        streams::write_stream(doc, &view.model, *sid, bytes)
+            .map_err(|e| (FailReason::AnnotationText, e))?;
     }
     Ok(plan.changes)
 }
@@ -404,7 +406,7 @@ fn verify_and_keep(
         }
         run.fail(
             edit,
-            "collateral_change",
+            FailReason::CollateralChange,
             format!("{collateral} pixels changed outside the annotation; rolled back"),
         );
         return Ok(());

@@ -12,10 +12,11 @@ use pdf_fonts::registry::Kind as RegKind;
 use pdf_fonts::Font;
 
 use crate::model::fonts::{own_font_source, strip_subset};
+use crate::types::FailReason;
 use crate::types::FontPolicy;
 
 /// Why no font could be found: (reason, message).
-pub(crate) type Refusal = (&'static str, String);
+pub(crate) use crate::types::Refusal;
 
 /// Family used when the /DA font is missing or unreadable (Acrobat's default, Helvetica).
 const DEFAULT_FAMILY: &str = "Helvetica";
@@ -83,10 +84,15 @@ impl FormFonts {
         let resolved = registry
             .resolve(&family, bold, italic)
             .or_else(|| registry.resolve(DEFAULT_FAMILY, bold, italic))
-            .ok_or_else(|| ("missing_glyphs", format!("no installed font for {family}")))?;
+            .ok_or_else(|| {
+                (
+                    FailReason::MissingGlyphs,
+                    format!("no installed font for {family}"),
+                )
+            })?;
         if resolved.kind == RegKind::LookAlike && policy == FontPolicy::MetricOnly {
             return Err((
-                "no_metric_font",
+                FailReason::NoMetricFont,
                 format!(
                     "only the look-alike {} is available for {family}",
                     resolved.name
@@ -96,12 +102,12 @@ impl FormFonts {
         let font_id = match self.embedded.get_mut(&resolved.path) {
             Some(ef) => {
                 ef.add_text(doc, text)
-                    .map_err(|e| ("missing_glyphs", format!("{}: {e}", resolved.name)))?;
+                    .map_err(|e| (FailReason::MissingGlyphs, format!("{}: {e}", resolved.name)))?;
                 ef.font_id
             }
             None => {
                 let ef = embed_font_file(doc, &resolved.path, text)
-                    .map_err(|e| ("missing_glyphs", format!("{}: {e}", resolved.name)))?;
+                    .map_err(|e| (FailReason::MissingGlyphs, format!("{}: {e}", resolved.name)))?;
                 let id = ef.font_id;
                 self.embedded.insert(resolved.path.clone(), ef);
                 id

@@ -23,6 +23,7 @@ use crate::model::form::{self as tree, ff, Field, Kind};
 use crate::model::text::page_geom_box;
 use crate::save::save;
 use crate::types::{Change, Edit, EditResult, Failed, FieldInput, FontPolicy, FormSpec};
+use crate::types::{FailReason, Refusal};
 use crate::verify;
 use crate::Error;
 use appearance::{parse_da, write_button_appearance, write_text_appearance, Layout, TextStyle};
@@ -65,7 +66,7 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
     let mut written: Vec<Written> = Vec::new();
     let mut failed: Vec<Failed> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
-    let fail = |failed: &mut Vec<Failed>, name: &str, reason: &'static str, message: String| {
+    let fail = |failed: &mut Vec<Failed>, name: &str, reason: FailReason, message: String| {
         failed.push(Failed {
             edit_index: edit.index,
             op: edit.op,
@@ -125,7 +126,7 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
     for w in &mut written {
         if let Err(m) = readback::check(&w.field, &w.planned, got.get(&w.field.name)) {
             w.lost = true;
-            fail(&mut failed, &w.field.name, "readback_mismatch", m);
+            fail(&mut failed, &w.field.name, FailReason::ReadbackMismatch, m);
         }
     }
     let all_fields = tree::fields(run.doc);
@@ -181,7 +182,7 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
             }
             if let Err(m) = readback::visible(&text, &w.field, &w.planned) {
                 w.lost = true;
-                fail(&mut failed, &w.field.name, "readback_mismatch", m);
+                fail(&mut failed, &w.field.name, FailReason::ReadbackMismatch, m);
             }
         }
         flat
@@ -261,7 +262,7 @@ pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<()
 }
 
 /// The field a request name means: the fully qualified name, else a unique partial name.
-fn resolve<'a>(fields: &'a [Field], name: &str) -> Result<&'a Field, (&'static str, String)> {
+fn resolve<'a>(fields: &'a [Field], name: &str) -> Result<&'a Field, Refusal> {
     if let Some(f) = fields.iter().find(|f| f.name == name) {
         return Ok(f);
     }
@@ -269,11 +270,11 @@ fn resolve<'a>(fields: &'a [Field], name: &str) -> Result<&'a Field, (&'static s
     match partial.as_slice() {
         [one] => Ok(one),
         [] => Err((
-            "field_not_found",
+            FailReason::FieldNotFound,
             "no field of the form has this name".into(),
         )),
         many => Err((
-            "field_ambiguous",
+            FailReason::FieldAmbiguous,
             format!(
                 "several fields end in this name; use the full name: {}",
                 many.iter()
@@ -294,7 +295,7 @@ fn fill(
     field: &Field,
     input: &FieldInput,
     policy: FontPolicy,
-) -> Result<Filled, (&'static str, String)> {
+) -> Result<Filled, Refusal> {
     let da = parse_da(field.da.as_deref());
     let mut undo: Option<Undo> = None;
     if matches!(field.kind, Kind::Checkbox | Kind::Radio)
@@ -319,7 +320,7 @@ fn fill(
         });
         if let Err(m) = drawn {
             restore(doc, undo);
-            return Err(("unsupported_layout", m));
+            return Err((FailReason::UnsupportedLayout, m));
         }
     }
     let planned = match value::plan(doc, field, input) {
@@ -331,7 +332,7 @@ fn fill(
     };
     let (shown, layout) = match &planned {
         Planned::State(_) => {
-            value::write(doc, field, &planned).map_err(|m| ("engine_error", m))?;
+            value::write(doc, field, &planned).map_err(|m| (FailReason::EngineError, m))?;
             return Ok((planned, "none", String::new(), None));
         }
         Planned::Text(t) => {
@@ -380,7 +381,7 @@ fn fill(
     };
     let glyphs: String = shown.chars().filter(|c| !c.is_control()).collect();
     let picked = fonts.pick(doc, da.font.as_deref(), &glyphs, policy)?;
-    value::write(doc, field, &planned).map_err(|m| ("engine_error", m))?;
+    value::write(doc, field, &planned).map_err(|m| (FailReason::EngineError, m))?;
     let style = TextStyle {
         picked: &picked,
         da: &da,
@@ -388,7 +389,7 @@ fn fill(
     };
     for w in &field.widgets {
         write_text_appearance(doc, fonts, *w, &style, &shown, &layout)
-            .map_err(|m| ("unsupported_layout", m))?;
+            .map_err(|m| (FailReason::UnsupportedLayout, m))?;
     }
     Ok((planned, picked.source, picked.name.clone(), picked.warning))
 }

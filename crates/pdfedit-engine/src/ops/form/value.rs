@@ -4,10 +4,11 @@
 use lopdf::{text_string, Document, Object};
 
 use crate::model::form::{ff, on_states, state_text, Field, Kind};
+use crate::types::FailReason;
 use crate::types::FieldInput;
 
 /// A value refused: (reason, message).
-pub(crate) type Refusal = (&'static str, String);
+pub(crate) use crate::types::Refusal;
 
 /// A checked value, ready to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,7 +28,7 @@ pub(crate) enum Planned {
 
 /// Checks `input` against `field`.
 pub(crate) fn plan(doc: &Document, field: &Field, input: &FieldInput) -> Result<Planned, Refusal> {
-    let refuse = |m: String| Err(("value_not_accepted", m));
+    let refuse = |m: String| Err((FailReason::ValueNotAccepted, m));
     match field.kind {
         Kind::Text => {
             let FieldInput::Text(t) = input else {
@@ -67,7 +68,7 @@ fn button(doc: &Document, field: &Field, input: &FieldInput) -> Result<Planned, 
             all.first().map_or(b"Yes".to_vec(), |s| (*s).clone()),
         )),
         (Kind::Radio, FieldInput::Bool(true)) => Err((
-            "value_not_accepted",
+            FailReason::ValueNotAccepted,
             format!("a radio group takes one of its export values: {}", names()),
         )),
         (_, FieldInput::Text(t)) => {
@@ -90,15 +91,15 @@ fn button(doc: &Document, field: &Field, input: &FieldInput) -> Result<Planned, 
                 }
             }
             Err((
-                "value_not_accepted",
+                FailReason::ValueNotAccepted,
                 format!("'{t}' is not an export value of this field: {}", names()),
             ))
         }
         (_, FieldInput::Many(_)) => Err((
-            "value_not_accepted",
+            FailReason::ValueNotAccepted,
             "a button takes a boolean or one export value".into(),
         )),
-        (_, FieldInput::Bool(true)) => Err(("value_not_accepted", "not a checkbox".into())),
+        (_, FieldInput::Bool(true)) => Err((FailReason::ValueNotAccepted, "not a checkbox".into())),
     }
 }
 
@@ -108,7 +109,7 @@ fn choice(field: &Field, input: &FieldInput) -> Result<Planned, Refusal> {
         FieldInput::Many(v) => v.iter().collect(),
         FieldInput::Bool(_) => {
             return Err((
-                "value_not_accepted",
+                FailReason::ValueNotAccepted,
                 "a choice field takes an option's value or text".into(),
             ))
         }
@@ -116,7 +117,7 @@ fn choice(field: &Field, input: &FieldInput) -> Result<Planned, Refusal> {
     let multi = field.kind == Kind::List && field.flags & ff::MULTI_SELECT != 0;
     if wanted.len() > 1 && !multi {
         return Err((
-            "value_not_accepted",
+            FailReason::ValueNotAccepted,
             "only a multi-select list takes several options".into(),
         ));
     }
@@ -141,7 +142,7 @@ fn choice(field: &Field, input: &FieldInput) -> Result<Planned, Refusal> {
             None => {
                 let list: Vec<&str> = field.options.iter().map(|(e, _)| e.as_str()).collect();
                 return Err((
-                    "value_not_accepted",
+                    FailReason::ValueNotAccepted,
                     format!("'{w}' is not an option: {}", list.join(", ")),
                 ));
             }

@@ -26,8 +26,9 @@ use crate::verify;
 use crate::Error;
 use pdf_fonts::registry::Kind;
 
+use crate::types::FailReason;
 /// Why an insert was refused: (reason, message).
-type Refusal = (&'static str, String);
+use crate::types::Refusal;
 
 /// The engine state an insert works on (owned by the edit run).
 pub(crate) struct InsertRun<'a> {
@@ -57,7 +58,7 @@ pub(crate) fn apply(
     spec: &InsertSpec,
 ) -> Result<bool, Error> {
     let snapshot = run.doc.clone();
-    let fail = |result: &mut EditResult, reason: &'static str, message: String| {
+    let fail = |result: &mut EditResult, reason: FailReason, message: String| {
         result.failed.push(Failed {
             edit_index: edit.index,
             op: edit.op,
@@ -104,7 +105,7 @@ pub(crate) fn apply(
         } else {
             format!("{collateral} pixels changed outside the new text; rolled back")
         };
-        fail(run.result, "collateral_change", why);
+        fail(run.result, FailReason::CollateralChange, why);
         return Ok(false);
     }
     let (before_png, after_png) = verify::previews(&before, &after, area, run.previews);
@@ -156,7 +157,7 @@ fn target(model: &PageModel, at: &At) -> Result<Target, Refusal> {
                 d(*a).total_cmp(&d(*b))
             });
             let style_glyph = nearest.ok_or((
-                "no_text_style",
+                FailReason::NoTextStyle,
                 "the page has no text to take a style from".to_string(),
             ))?;
             Ok(Target {
@@ -165,8 +166,10 @@ fn target(model: &PageModel, at: &At) -> Result<Target, Refusal> {
             })
         }
         At::After { phrase, .. } => {
-            let (li, end) = crate::find::anchor_end(model, phrase, false)
-                .ok_or(("anchor_not_found", format!("'{phrase}' is not on the page")))?;
+            let (li, end) = crate::find::anchor_end(model, phrase, false).ok_or((
+                FailReason::AnchorNotFound,
+                format!("'{phrase}' is not on the page"),
+            ))?;
             let line = &model.lines[li];
             let last = line.byte_glyph[..end]
                 .iter()
@@ -174,7 +177,10 @@ fn target(model: &PageModel, at: &At) -> Result<Target, Refusal> {
                 .flatten()
                 .copied()
                 .next()
-                .ok_or(("anchor_not_found", "the anchor has no glyphs".to_string()))?;
+                .ok_or((
+                    FailReason::AnchorNotFound,
+                    "the anchor has no glyphs".to_string(),
+                ))?;
             let first = line
                 .byte_glyph
                 .iter()
@@ -260,7 +266,7 @@ fn draw(
     let page_stream = match g.stream {
         StreamId::PageContent { .. } => g.stream,
         StreamId::Form { .. } => first_page_stream(model).ok_or((
-            "unsupported_layout",
+            FailReason::UnsupportedLayout,
             "the page has no content stream".to_string(),
         ))?,
     };
@@ -274,13 +280,13 @@ fn draw(
             let (bold, italic) = own.map_or((false, false), |s| (s.bold, s.italic));
             let resolved = resolve_font(name, bold, italic).ok_or_else(|| {
                 (
-                    "missing_glyphs",
+                    FailReason::MissingGlyphs,
                     format!("style.font {name} is not installed"),
                 )
             })?;
             if policy == FontPolicy::MetricOnly && resolved.kind == Kind::LookAlike {
                 return Err((
-                    "no_metric_font",
+                    FailReason::NoMetricFont,
                     format!("style.font {} is a look-alike", resolved.name),
                 ));
             }
@@ -292,15 +298,18 @@ fn draw(
         (Some(id), Some(name)) => (id, name),
         _ => {
             let FontObject::Reference(id) = g.font.object else {
-                return Err(("unsupported_layout", "the text's font is inline".into()));
+                return Err((
+                    FailReason::UnsupportedLayout,
+                    "the text's font is inline".into(),
+                ));
             };
             let name = add_font_resource(doc, model, page_stream, id)
-                .map_err(|e| ("unsupported_layout", e))?;
+                .map_err(|e| (FailReason::UnsupportedLayout, e))?;
             (id, name)
         }
     };
     let font = fonts.by_id(doc, font_id).ok_or((
-        "missing_glyphs",
+        FailReason::MissingGlyphs,
         "the chosen font cannot be read".to_string(),
     ))?;
     let size = g.trm[2].hypot(g.trm[3]).max(0.1);
@@ -351,7 +360,7 @@ fn draw(
         tj.trim()
     );
     append_page_stream(doc, model.page_id, ops.into_bytes())
-        .map_err(|e| ("unsupported_layout", e))?;
+        .map_err(|e| (FailReason::UnsupportedLayout, e))?;
     // Box: advance along the baseline, descent..ascent across it (font units 1/1000).
     let d = font.font.descriptor();
     let (asc, desc) = (

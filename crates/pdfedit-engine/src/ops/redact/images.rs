@@ -14,6 +14,7 @@ use super::Refusal;
 use crate::image::placements::{dims, pixel_rect, set_xobject, Placement};
 use crate::image::samples::{mask_stream, PixelRect};
 use crate::model::PageModel;
+use crate::types::FailReason;
 
 /// What one masked image became.
 #[derive(Debug, Clone)]
@@ -76,7 +77,7 @@ pub(crate) fn mask_under(
     written: &[(StreamId, Vec<u8>)],
 ) -> Result<Vec<Masked>, Refusal> {
     let page_id = model.page_id;
-    let unsupported = |m: String| ("image_unsupported", m);
+    let unsupported = |m: String| (FailReason::ImageUnsupported, m);
     // Per (forms, resource name): the image and the CTMs it is drawn with under a box.
     type Key = (Vec<(Vec<u8>, ObjectId)>, Vec<u8>);
     let mut hit: BTreeMap<Key, (ObjectId, Vec<Matrix>)> = BTreeMap::new();

@@ -13,6 +13,7 @@ use crate::image::placements::dims;
 use crate::image::samples::mask_stream;
 use crate::model::PageModel;
 use crate::plan::streams::{page_subdict_mut, resources, write_stream};
+use crate::types::FailReason;
 
 /// Inline images (by stream and op index) under `boxes`: each is decoded, masked and
 /// drawn instead as an image XObject of the page (`/RdImN Do` in place of `BI … EI`).
@@ -23,7 +24,7 @@ pub(super) fn inline_images(
     boxes: &[[f64; 4]],
     written: &[(StreamId, Vec<u8>)],
 ) -> Result<Vec<Masked>, Refusal> {
-    let unsupported = |m: String| ("image_unsupported", m);
+    let unsupported = |m: String| (FailReason::ImageUnsupported, m);
     let mut out = Vec::new();
     type Patch = (std::ops::Range<usize>, Vec<u8>);
     let mut patches: BTreeMap<StreamId, Vec<Patch>> = BTreeMap::new();

@@ -29,12 +29,13 @@ use crate::find::{line_matches, Match, Matcher};
 use crate::plan::streams;
 use crate::run::Run;
 use crate::save::save;
+use crate::types::FailReason;
 use crate::types::{Change, Edit, EditOp, EditRequest, Removal, Unmatched};
 use crate::verify;
 use crate::Error;
 
 /// Why a part of a redaction cannot be done: a stable reason and a message.
-pub(crate) type Refusal = (&'static str, String);
+pub(crate) use crate::types::Refusal;
 
 /// One page's planned redaction, before verification.
 struct PagePlan {
@@ -75,7 +76,7 @@ pub(crate) fn apply(
         } else {
             run.fail(
                 edit,
-                "scanned_text",
+                FailReason::ScannedText,
                 format!(
                     "the text was not found in any text layer, and page(s) {} are scanned \
                      images without one: text inside an image cannot be redacted as text",
@@ -127,23 +128,23 @@ pub(crate) fn apply(
             content::plan(model, &ms, &|g| vertical.contains(&g), &|g| {
                 dropped.get(&g).copied().unwrap_or_default()
             })
-            .map_err(|e| ("unsupported_layout", e))
+            .map_err(|e| (FailReason::UnsupportedLayout, e))
             .and_then(|plan| {
                 for (sid, bytes) in &plan.streams {
                     streams::write_stream(&mut run.doc, model, *sid, bytes)
-                        .map_err(|e| ("unsupported_layout", e))?;
+                        .map_err(|e| (FailReason::UnsupportedLayout, e))?;
                 }
                 let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
                 let masked =
                     images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
                 content::draw_boxes(&mut run.doc, page_id, &boxes)
-                    .map_err(|e| ("engine_error", e))?;
+                    .map_err(|e| (FailReason::EngineError, e))?;
                 Ok((plan.boxes, masked))
             })
         };
         let outcome = drawn.and_then(|(boxes, masked)| {
             let maps = crate::find::clusters::rewrite_text_maps(&mut run.doc, model, &cuts)
-                .map_err(|e| ("unsupported_layout", e))?;
+                .map_err(|e| (FailReason::UnsupportedLayout, e))?;
             Ok((boxes, masked, maps))
         });
         match outcome {
@@ -283,7 +284,7 @@ fn verify_and_commit(
         }
         run.fail(
             edit,
-            "collateral_change",
+            FailReason::CollateralChange,
             format!(
                 "{collateral} pixels changed outside the redacted areas ({}); rolled back",
                 where_changed.join(", ")

@@ -31,6 +31,7 @@ use crate::types::{Edit, FontPolicy, Style};
 
 mod paragraph;
 
+use crate::types::FailReason;
 use paragraph::{blank, paragraph, text_to_user, Para};
 
 /// Most lines of a paragraph followed (bounds work on hostile files).
@@ -41,7 +42,7 @@ const MAX_SPACE_SCAN: usize = 20_000;
 const MAX_GROWTH: usize = 100;
 
 pub(super) fn unsupported(msg: impl Into<String>) -> Refusal {
-    ("reflow_unsupported", msg.into())
+    (FailReason::ReflowUnsupported, msg.into())
 }
 
 /// The code bytes a glyph was shown with.
@@ -155,18 +156,18 @@ pub(crate) fn plan_page(
     }
     if let Some(hit) = collision(glyphs, &blank_user, &removed) {
         return Err((
-            "overflow",
+            FailReason::Overflow,
             format!("the paragraph needs more lines and the room below it is taken (\"{hit}\")"),
         ));
     }
     if let Some(hit) = collision(glyphs, &new_boxes, &removed) {
         return Err((
-            "collateral_change",
+            FailReason::CollateralChange,
             format!("the reflowed text would overlap other text on the page (\"{hit}\")"),
         ));
     }
-    let streams =
-        rewrite_ops(model, &actions, &Default::default()).map_err(|e| ("engine_error", e))?;
+    let streams = rewrite_ops(model, &actions, &Default::default())
+        .map_err(|e| (FailReason::EngineError, e))?;
     changes.sort_by_key(|c| c.match_index);
     Ok(PagePlan {
         streams,
@@ -205,7 +206,7 @@ fn plan_paragraph(
     let size_u = r.trm[3];
     let own = fonts.get(doc, &r.font).ok_or_else(|| {
         (
-            "missing_glyphs",
+            FailReason::MissingGlyphs,
             "the text's font cannot be read".to_string(),
         )
     })?;
@@ -345,7 +346,7 @@ fn plan_paragraph(
                     let codes = new_font
                         .font
                         .encode(text)
-                        .map_err(|e| ("missing_glyphs", e.to_string()))?;
+                        .map_err(|e| (FailReason::MissingGlyphs, e.to_string()))?;
                     w += text_width(&new_font.font, &codes, tfs, sp) * ux;
                     match &switch {
                         Some(name) => {
@@ -399,12 +400,15 @@ fn plan_paragraph(
             }
             if line.is_empty() && (k > 0 || (ti == 0 && attached)) {
                 return Err((
-                    "overflow",
+                    FailReason::Overflow,
                     "a word of the new text is wider than the paragraph's column".into(),
                 ));
             }
             if broken.len() >= max_lines {
-                return Err(("overflow", "the paragraph would grow too long".into()));
+                return Err((
+                    FailReason::Overflow,
+                    "the paragraph would grow too long".into(),
+                ));
             }
             broken.push((Vec::new(), 0.0));
         }
@@ -461,7 +465,7 @@ fn plan_paragraph(
         if k >= n_old {
             if bx[1] < floor {
                 return Err((
-                    "overflow",
+                    FailReason::Overflow,
                     "the paragraph needs more lines than the page has room for".into(),
                 ));
             }
