@@ -106,9 +106,10 @@ describe('engine process pool', () => {
     const p = make({});
     await p.open(CHEAP);
     const [first] = p.pids;
-    // An edit the addon refuses as an argument error (no `index`): not a code of the closed
-    // list, so engine_error, as a failed allocation or a panic inside PDFium would be.
-    const bad = { pdf: CHEAP, edits: [{ op: 'replace', find: 'x', replace: 'y' }], options: {} };
+    // An edit the addon refuses as an argument error (an op outside its EditOp enum, napi's
+    // InvalidArg): not a code of the closed list, so engine_error, as a failed allocation or
+    // a panic inside PDFium would be.
+    const bad = { pdf: CHEAP, edits: [{ index: 0, op: 'rewrite', find: 'x', replace: 'y' }], options: {} };
     const err = await failure(p.edit(bad as unknown as Parameters<typeof p.edit>[0]));
     expect((err as ApiError).code).toBe('engine_error');
     expect(p.stats.failed).toBe(1);
