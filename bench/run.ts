@@ -10,6 +10,7 @@ import { EnginePool } from '../src/engine/pool.js';
 import { benchBatch } from './batch.js';
 import { benchEdits, type EditCase, syntheticHundredPages } from './edit.js';
 import { benchOcr } from './ocr.js';
+import { benchText, type TextCase } from './text.js';
 
 const CORPUS = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 const PDFIUM = process.env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so');
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
   console.log(
     `\n2 engine processes vs 1: previews ${(two.previews / one.previews).toFixed(2)}x, verified edits ${(two.edits / one.edits).toFixed(2)}x`,
   );
+  await textBench();
   await editBench();
   await ocrBench();
   const batch = await benchBatch();
@@ -172,6 +174,35 @@ async function editBench(): Promise<void> {
     const rows = await benchEdits(pool, PDFIUM, cases);
     console.log('\nOne-phrase verified replace (first occurrence), engine time split by stage (ms):\n');
     print([['operation', 'document', 'p50 ms', 'p95 ms', 'notes'], ...rows]);
+    if (!hundred) console.log('(qpdf not found: the 114-page case was skipped)');
+  } finally {
+    await pool.close();
+    hundred?.cleanup();
+  }
+}
+
+/**
+ * `/v1/text` against `pdftotext` on a 1-page, the 19-page (the corpus's longest) and a
+ * 114-page document (the 19 pages repeated with qpdf). Target: at most 1.0x.
+ */
+async function textBench(): Promise<void> {
+  const constitution = path.join(CORPUS, 'font-cid-cff-identityh-us-constitution.pdf');
+  const hundred = syntheticHundredPages(constitution, 19);
+  const cases: TextCase[] = [
+    { name: '1 page (invoice)', file: path.join(CORPUS, 'doc-invoice-itextsharp-demo.pdf'), runs: 20 },
+    {
+      name: '14 pages (tracemonkey)',
+      file: path.join(CORPUS, 'font-type1-pdftex-tracemonkey-2col.pdf'),
+      runs: 10,
+    },
+    { name: '19 pages (constitution)', file: constitution, runs: 10 },
+  ];
+  if (hundred) cases.push({ name: '114 pages (constitution ×6, qpdf)', file: hundred.file, runs: 5 });
+  const pool = new EnginePool({ pdfiumLibPath: PDFIUM, processes: 1, timeoutMs: 120_000, maxQueue: 64 });
+  try {
+    const rows = await benchText(pool, PDFIUM, cases);
+    console.log('\n/v1/text against pdftotext (FILE -, plain text to stdout), wall ms, p50:\n');
+    print([['operation', 'document', 'ours', 'pdftotext', 'ours / pdftotext'], ...rows]);
     if (!hundred) console.log('(qpdf not found: the 114-page case was skipped)');
   } finally {
     await pool.close();

@@ -21,14 +21,7 @@ impl Document<'_> {
     /// Whether page `index` has an annotation that may draw text: anything but links and
     /// popups (a popup only shows its parent's note in a viewer's window).
     pub fn has_text_annotations(&self, index: u32) -> Result<bool> {
-        let page = self.page(index)?;
-        let found = page.annotations().iter().any(|a| {
-            !matches!(
-                a.annotation_type(),
-                PdfPageAnnotationType::Link | PdfPageAnnotationType::Popup
-            )
-        });
-        Ok(found)
+        Ok(draws_text_annotations(&self.page(index)?))
     }
 
     /// The characters that page `index` gains when its annotations are flattened, given
@@ -75,6 +68,17 @@ impl Document<'_> {
         }
         Ok(not_in_content(all, content))
     }
+}
+
+/// Whether a loaded page has an annotation that may draw text (see
+/// [`Document::has_text_annotations`]).
+pub(crate) fn draws_text_annotations(page: &PdfPage) -> bool {
+    page.annotations().iter().any(|a| {
+        !matches!(
+            a.annotation_type(),
+            PdfPageAnnotationType::Link | PdfPageAnnotationType::Popup
+        )
+    })
 }
 
 /// Where an appearance draws text on a line of the page's own text, PDFium merges the two

@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use pdfium_render::prelude::*;
 
-use crate::document::{page_transform, Document};
+use crate::annots::draws_text_annotations;
+use crate::document::{page_info_of, page_transform, Document, PageInfo};
 use crate::geometry::PageTransform;
 use crate::geometry::Rect;
 use crate::{Error, Result};
@@ -54,100 +55,193 @@ impl Document<'_> {
         let transform = page_transform(&page);
         chars_of(&page, &transform)
     }
-}
 
-/// The characters of a loaded page, mapped to API coordinates with `transform`.
-pub(crate) fn chars_of(page: &PdfPage, transform: &PageTransform) -> Result<Vec<RawChar>> {
-    {
-        let text = page
-            .text()
-            .map_err(|e| Error::pdfium("extracting page text", e))?;
-        let chars = text.chars();
-        let mut out = Vec::with_capacity(chars.len());
-        // What PDFium says of a character's font comes from its font descriptor, the same for
-        // every character of that font; asked per character it is seven calls (each flag
-        // re-reads the name), a twelfth of a 15-page document's reading. Kept per font name
-        // on this page; characters of a font without a name are asked each time.
-        let mut fonts: HashMap<String, FontFacts> = HashMap::new();
-        for c in chars.iter() {
-            let font = c.font_name();
-            let facts = match fonts.get(&font) {
-                Some(f) => *f,
-                None => {
-                    let f = FontFacts {
-                        weight: c.font_weight().map(weight_value),
-                        italic: c.font_is_italic(),
-                        monospace: c.font_is_fixed_pitch(),
-                        serif: c.font_is_serif(),
-                    };
-                    if !font.is_empty() {
-                        fonts.insert(font.clone(), f);
-                    }
-                    f
-                }
-            };
-            let generated = c.is_generated().unwrap_or(false);
-            let bbox = c
-                .tight_bounds()
-                .map(|r| transform.pdf_rect(&r))
-                .unwrap_or_default();
-            let advance_box = c
-                .loose_bounds()
-                .map(|r| transform.pdf_rect(&r))
-                .unwrap_or(bbox);
-            let origin = c
-                .origin()
-                .map(|(x, y)| transform.point(x.value, y.value))
-                .unwrap_or((bbox.x0, bbox.y1));
-            let color = c
-                .fill_color()
-                .map(|k| [k.red(), k.green(), k.blue()])
-                .unwrap_or([0, 0, 0]);
-            let angle = c
-                .angle_radians()
-                .map(|a| transform.display_angle_degrees(a))
-                .unwrap_or(0.0);
-            out.push(RawChar {
-                index: u32::try_from(c.index()).unwrap_or(u32::MAX),
-                ch: c.unicode_char(),
-                generated,
-                hyphen: c.is_hyphen().unwrap_or(false),
-                bbox,
-                advance_box,
-                origin,
-                font,
-                size: effective_size(&c),
-                weight: facts.weight,
-                italic: facts.italic,
-                monospace: facts.monospace,
-                serif: facts.serif,
-                color,
-                angle,
-                invisible: matches!(
-                    c.render_mode(),
-                    Ok(PdfPageTextRenderMode::Invisible | PdfPageTextRenderMode::InvisibleClipping)
-                ),
-            });
-        }
-        Ok(out)
+    /// Page `index` (0-based) as reading needs it, from one load of the page: loading a
+    /// page parses its whole content, so [`Document::page_info`], [`Document::page_chars`]
+    /// and [`Document::has_text_annotations`] one after the other parse it three times.
+    pub fn read_page(&self, index: u32) -> Result<PageRead> {
+        let page = self.page(index)?;
+        let transform = page_transform(&page);
+        Ok(PageRead {
+            info: page_info_of(&page),
+            chars: chars_of(&page, &transform)?,
+            text_annotations: draws_text_annotations(&page),
+        })
     }
 }
 
-/// The font descriptor's facts of one font, as PDFium reports them for its characters.
-#[derive(Clone, Copy)]
-struct FontFacts {
+/// One page as reading needs it (see [`Document::read_page`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageRead {
+    /// The page as displayed.
+    pub info: PageInfo,
+    /// Its characters, as [`Document::page_chars`] gives them.
+    pub chars: Vec<RawChar>,
+    /// Whether it has an annotation that may draw text, as
+    /// [`Document::has_text_annotations`] says.
+    pub text_annotations: bool,
+}
+
+/// The characters of a loaded page, mapped to API coordinates with `transform`.
+///
+/// What PDFium reports of a character's font (name, descriptor flags, weight), size, fill
+/// colour and render mode belongs to the text object that shows it (`fpdf_text.cpp` reads
+/// each from `charinfo.text_object()`), and a text object shows many characters: those are
+/// asked once per text object, the rest (Unicode, boxes, origin, matrix) per character.
+/// The angle is PDFium's own `atan2(c, a)` of the matrix already fetched. Asked per
+/// character with pdfium-render's wrappers this was 17 calls through its lock and two
+/// allocations a character, most of the reading of a long document.
+pub(crate) fn chars_of(page: &PdfPage, transform: &PageTransform) -> Result<Vec<RawChar>> {
+    let text = page
+        .text()
+        .map_err(|e| Error::pdfium("extracting page text", e))?;
+    let chars = text.chars();
+    let bindings = page.bindings();
+    let mut out = Vec::with_capacity(chars.len());
+    let mut objects = ObjectFacts::default();
+    for c in chars.iter() {
+        let object = c.text_object().ok();
+        let facts = match object {
+            Some(o) => objects.of(bindings, o, &c),
+            None => TextObjectFacts::of(&c, None),
+        };
+        let generated = c.is_generated().unwrap_or(false);
+        let bbox = c
+            .tight_bounds()
+            .map(|r| transform.pdf_rect(&r))
+            .unwrap_or_default();
+        let advance_box = c
+            .loose_bounds()
+            .map(|r| transform.pdf_rect(&r))
+            .unwrap_or(bbox);
+        let origin = c
+            .origin()
+            .map(|(x, y)| transform.point(x.value, y.value))
+            .unwrap_or((bbox.x0, bbox.y1));
+        let matrix = c.matrix().ok();
+        out.push(RawChar {
+            index: u32::try_from(c.index()).unwrap_or(u32::MAX),
+            ch: c.unicode_char(),
+            generated,
+            hyphen: c.is_hyphen().unwrap_or(false),
+            bbox,
+            advance_box,
+            origin,
+            font: facts.font,
+            size: effective_size(facts.size, matrix.as_ref()),
+            weight: facts.weight,
+            italic: facts.italic,
+            monospace: facts.monospace,
+            serif: facts.serif,
+            color: facts.color,
+            angle: transform.display_angle_degrees(char_angle(matrix.as_ref())),
+            invisible: facts.invisible,
+        });
+    }
+    Ok(out)
+}
+
+/// What PDFium reports per text object, kept by the object's handle for one page (the
+/// handles stay valid while the page is loaded). Consecutive characters nearly always
+/// share their object, so the last one is checked before the map.
+#[derive(Default)]
+struct ObjectFacts {
+    last: Option<(usize, TextObjectFacts)>,
+    seen: HashMap<usize, TextObjectFacts>,
+}
+
+impl ObjectFacts {
+    /// The facts of `object`, the text object of character `c`.
+    fn of(
+        &mut self,
+        bindings: &dyn PdfiumLibraryBindings,
+        object: PdfPageTextObject,
+        c: &PdfPageTextChar,
+    ) -> TextObjectFacts {
+        let object = PdfPageObject::Text(object);
+        // The handle's address names the object; it is never dereferenced here.
+        let key = bindings.get_handle_from_object(&object) as usize;
+        if let Some((k, f)) = &self.last {
+            if *k == key {
+                return f.clone();
+            }
+        }
+        let facts = match (self.seen.get(&key), &object) {
+            (Some(f), _) => f.clone(),
+            (None, PdfPageObject::Text(text)) => {
+                let f = TextObjectFacts::of(c, Some(text));
+                self.seen.insert(key, f.clone());
+                f
+            }
+            (None, _) => TextObjectFacts::of(c, None),
+        };
+        self.last = Some((key, facts.clone()));
+        facts
+    }
+}
+
+/// The facts of one text object, as PDFium reports them for each of its characters.
+#[derive(Clone)]
+struct TextObjectFacts {
+    font: String,
+    /// Tf size, before the glyph matrix (`FPDFText_GetFontSize`).
+    size: f32,
     weight: Option<u32>,
     italic: bool,
     monospace: bool,
     serif: bool,
+    color: [u8; 3],
+    invisible: bool,
+}
+
+impl TextObjectFacts {
+    /// Asked of character `c`, whose text object is `object` (`None` when it has none:
+    /// then each answer is PDFium's "unknown" one and the render mode is not invisible).
+    fn of(c: &PdfPageTextChar, object: Option<&PdfPageTextObject>) -> Self {
+        TextObjectFacts {
+            font: c.font_name(),
+            size: c.unscaled_font_size().value,
+            weight: c.font_weight().map(weight_value),
+            italic: c.font_is_italic(),
+            monospace: c.font_is_fixed_pitch(),
+            serif: c.font_is_serif(),
+            color: c
+                .fill_color()
+                .map(|k| [k.red(), k.green(), k.blue()])
+                .unwrap_or([0, 0, 0]),
+            invisible: object.is_some_and(|o| {
+                matches!(
+                    o.render_mode(),
+                    PdfPageTextRenderMode::Invisible | PdfPageTextRenderMode::InvisibleClipping
+                )
+            }),
+        }
+    }
+}
+
+/// `FPDFText_GetCharAngle` from the character's matrix, as PDFium computes it:
+/// `atan2f(c, a)`, turned into `[0, 2π)`; an angle PDFium would report with a negative
+/// sign (only `-0`) reads as 0, as pdfium-render's `angle_radians` made it.
+fn char_angle(m: Option<&PdfMatrix>) -> f32 {
+    let Some(m) = m else {
+        return 0.0;
+    };
+    let mut angle = m.c().atan2(m.a());
+    if angle < 0.0 {
+        angle += 2.0 * std::f32::consts::PI;
+    }
+    if angle.is_sign_negative() {
+        0.0
+    } else {
+        angle
+    }
 }
 
 /// Tf size times the vertical scale of the glyph's matrix. pdfium-render's own scaled size
 /// multiplies by the matrix's `d` alone, which is 0 (or negative) for rotated text.
-fn effective_size(c: &PdfPageTextChar) -> f32 {
-    let size = c.unscaled_font_size().value;
-    match c.matrix() {
-        Ok(m) => {
+fn effective_size(size: f32, m: Option<&PdfMatrix>) -> f32 {
+    match m {
+        Some(m) => {
             let scale = m.c().hypot(m.d());
             if scale > 0.0 {
                 size * scale
@@ -155,7 +249,7 @@ fn effective_size(c: &PdfPageTextChar) -> f32 {
                 size
             }
         }
-        Err(_) => size,
+        None => size,
     }
 }
 

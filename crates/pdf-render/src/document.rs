@@ -105,14 +105,7 @@ impl<'a> Document<'a> {
 
     /// Document facts: pages, encryption, signatures, forms.
     pub fn info(&self) -> Result<DocInfo> {
-        let mut pages = Vec::new();
-        for page in self.doc.pages().iter() {
-            pages.push(PageInfo {
-                width: page.width().value,
-                height: page.height().value,
-                rotation: rotation_degrees(&page),
-            });
-        }
+        let pages: Vec<PageInfo> = self.doc.pages().iter().map(|p| page_info_of(&p)).collect();
         let encrypted = !matches!(
             self.doc.permissions().security_handler_revision(),
             Ok(PdfSecurityHandlerRevision::Unprotected)
@@ -154,9 +147,30 @@ impl<'a> Document<'a> {
             encrypted,
             pages,
             signatures,
-            has_acro_form: matches!(form_type, Some(t) if t != PdfFormType::None),
+            has_acro_form: self.has_acro_form(),
             has_xfa,
         })
+    }
+
+    /// Page `index` (0-based) as displayed; [`Document::info`] has every page's, at the
+    /// price of loading (and so parsing) each of them.
+    pub fn page_info(&self, index: u32) -> Result<PageInfo> {
+        Ok(page_info_of(&self.page(index)?))
+    }
+
+    /// Whether the document has an AcroForm (also true for XFA hybrids), as in
+    /// [`DocInfo::has_acro_form`].
+    pub fn has_acro_form(&self) -> bool {
+        matches!(self.doc.form().map(|f| f.form_type()), Some(t) if t != PdfFormType::None)
+    }
+}
+
+/// A loaded page as displayed.
+pub(crate) fn page_info_of(page: &PdfPage) -> PageInfo {
+    PageInfo {
+        width: page.width().value,
+        height: page.height().value,
+        rotation: rotation_degrees(page),
     }
 }
 

@@ -24,7 +24,7 @@ pub mod raster;
 mod render;
 
 pub use bind::{init, is_initialized};
-pub use chars::RawChar;
+pub use chars::{PageRead, RawChar};
 pub use document::{DocInfo, Document, PageInfo, SignatureInfo};
 pub use error::{Error, Result};
 pub use forms::{FieldKind, FieldValue, FormField};

@@ -22,14 +22,14 @@ pub fn open_info_within(bytes: &[u8], password: Option<&str>, limits: &Limits) -
     Ok(doc.info()?)
 }
 
-/// Opens `bytes` in PDFium after [`budget::scan`] passed, and only when PDFium counts the
-/// pages lopdf lists.
+/// Opens `bytes` in PDFium after [`budget::scan`] passed (now, or earlier in this process:
+/// [`budget::scan_kept`]), and only when PDFium counts the pages lopdf lists.
 pub(crate) fn open_checked<'a>(
     bytes: &'a [u8],
     password: Option<&str>,
     limits: &Limits,
 ) -> Result<pdf_render::Document<'a>> {
-    let scan = budget::scan(bytes, password, limits)?;
+    let scan = budget::scan_kept(bytes, password, limits)?;
     let doc = pdf_render::Document::open(bytes, password)?;
     budget::check_page_count(&scan, doc.page_count())?;
     Ok(doc)

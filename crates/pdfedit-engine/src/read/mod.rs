@@ -69,8 +69,7 @@ fn read_opened(
     ocr: Option<&OcrOptions>,
 ) -> Result<(TextResult, Vec<OcrPage>)> {
     let languages = ocr.map(OcrOptions::language_arg).transpose()?;
-    let info = doc.info()?;
-    let wanted = resolve_pages(pages, info.page_count)?;
+    let wanted = resolve_pages(pages, doc.page_count())?;
     let mut out_pages = Vec::with_capacity(wanted.len());
     let mut read = Vec::new();
     // The scratch copy whose pages get their annotations flattened, opened on first need.
@@ -79,24 +78,24 @@ fn read_opened(
     // first need).
     let mut parsed: Option<Option<lopdf::Document>> = None;
     for &p in &wanted {
-        let meta = &info.pages[(p - 1) as usize];
-        let spans = if text {
-            let size = (meta.width, meta.height);
+        // Each page is loaded (and so parsed) once: its size, characters and annotations
+        // come from that one load.
+        let (meta, spans) = if text {
+            let page = doc.read_page(p - 1)?;
             let scan = match (ocr, &languages) {
-                (Some(o), Some(l)) => scanned_words(doc, p, o, l, &mut read)?,
+                (Some(o), Some(l)) => scanned_words_of(doc, p, &page.chars, o, l, &mut read)?,
                 _ => None,
             };
-            let (mut spans, flat) =
-                page_spans(doc, bytes, password, p, size, scratch.take(), scan)?;
+            let (mut spans, flat) = page_spans(bytes, password, p, &page, scratch.take(), scan)?;
             scratch = flat;
             if spans.iter().any(|s| s.source == ANNOTATION) {
                 if let Some(d) = parsed_once(&mut parsed, bytes, password) {
                     mark_form_fields(d, p, &mut spans);
                 }
             }
-            spans
+            (page.info, spans)
         } else {
-            Vec::new()
+            (doc.page_info(p - 1)?, Vec::new())
         };
         out_pages.push(PageText {
             page: p,
@@ -106,7 +105,7 @@ fn read_opened(
             spans,
         });
     }
-    let fields = if forms && info.has_acro_form {
+    let fields = if forms && doc.has_acro_form() {
         let mut fields: Vec<FormField> = doc
             .form_fields()?
             .into_iter()
@@ -146,6 +145,18 @@ pub(crate) fn scanned_words(
     read: &mut Vec<OcrPage>,
 ) -> Result<Option<OcrPage>> {
     let chars = doc.page_chars(p - 1)?;
+    scanned_words_of(doc, p, &chars, options, languages, read)
+}
+
+/// [`scanned_words`] of a page whose characters were already read.
+fn scanned_words_of(
+    doc: &pdf_render::Document,
+    p: u32,
+    chars: &[pdf_render::RawChar],
+    options: &OcrOptions,
+    languages: &str,
+    read: &mut Vec<OcrPage>,
+) -> Result<Option<OcrPage>> {
     let ink = |c: &&pdf_render::RawChar| !c.generated && c.ch.is_none_or(|ch| !ch.is_whitespace());
     let visible = chars.iter().filter(ink).filter(|c| !c.invisible).count();
     if visible > 0 {
@@ -318,15 +329,15 @@ fn mark_form_fields(doc: &lopdf::Document, p: u32, spans: &mut [Span]) {
 /// annotations' appearances (read from `scratch`, a copy of the document that is opened
 /// when first needed and handed back for the next page).
 fn page_spans<'a>(
-    doc: &pdf_render::Document,
     bytes: &'a [u8],
     password: Option<&str>,
     p: u32,
-    size: (f32, f32),
+    page: &pdf_render::PageRead,
     scratch: Option<pdf_render::Document<'a>>,
     scan: Option<OcrPage>,
 ) -> Result<(Vec<Span>, Option<pdf_render::Document<'a>>)> {
-    let chars = doc.page_chars(p - 1)?;
+    let chars = &page.chars;
+    let size = (page.info.width, page.info.height);
     let (mut spans, next_line, next_block) = match &scan {
         Some(scan) => {
             let spans = ocr_spans(scan);
@@ -335,20 +346,20 @@ fn page_spans<'a>(
             (spans, next_line, next_block)
         }
         None => {
-            let shown = on_page(&chars, size);
+            let shown = on_page(chars, size);
             let mut spans = layout::layout_page(p, spans::build_spans(&shown), TEXT_LAYER);
             let (next_line, next_block) = order::reading_order(&mut spans, 0, 0);
             (spans, next_line, next_block)
         }
     };
-    if !doc.has_text_annotations(p - 1)? {
+    if !page.text_annotations {
         return Ok((spans, scratch));
     }
     let flat = match scratch {
         Some(d) => d,
         None => pdf_render::Document::open(bytes, password)?,
     };
-    let extra = flat.flattened_annotation_chars(p - 1, &chars)?;
+    let extra = flat.flattened_annotation_chars(p - 1, chars)?;
     let extra = on_page(&extra, size);
     let mut annots = layout::layout_page(p, spans::build_spans(&extra), ANNOTATION);
     // Some producers draw a widget's caption in the page content too, right under the
@@ -365,15 +376,19 @@ fn page_spans<'a>(
 
 /// The characters drawn inside the displayed page of `size` (width, height): glyphs set
 /// beyond its edges are clipped away and no reader sees them (pdftotext drops them too).
-fn on_page(chars: &[pdf_render::RawChar], size: (f32, f32)) -> Vec<pdf_render::RawChar> {
-    chars
-        .iter()
-        .filter(|c| {
-            let b = &c.advance_box;
-            b.x1 > 0.0 && b.y1 > 0.0 && b.x0 < size.0 && b.y0 < size.1
-        })
-        .cloned()
-        .collect()
+/// Borrowed when every character is inside, as on most pages.
+fn on_page(
+    chars: &[pdf_render::RawChar],
+    size: (f32, f32),
+) -> std::borrow::Cow<'_, [pdf_render::RawChar]> {
+    let inside = |c: &pdf_render::RawChar| {
+        let b = &c.advance_box;
+        b.x1 > 0.0 && b.y1 > 0.0 && b.x0 < size.0 && b.y0 < size.1
+    };
+    if chars.iter().all(inside) {
+        return std::borrow::Cow::Borrowed(chars);
+    }
+    chars.iter().filter(|c| inside(c)).cloned().collect()
 }
 
 /// Whether two boxes overlap by more than half of the smaller one's area.

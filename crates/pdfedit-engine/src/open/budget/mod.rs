@@ -22,6 +22,7 @@
 
 mod bytes;
 mod decoders;
+mod kept;
 mod structure;
 
 use std::collections::HashSet;
@@ -33,6 +34,7 @@ use bytes::*;
 use bytes::{decrypted_streams, find_streams, raw_bytes, RawStream};
 #[cfg(test)]
 use decoders::*;
+pub use kept::scan_kept;
 use structure::structure;
 
 use crate::{Error, Result};

@@ -611,3 +611,53 @@ fn type3_glyphs_follow_the_font_through_q_forms_and_content_streams() {
     objects.push(stream("", b"(aaaa) Tj ET".to_vec()));
     assert_eq!(ops(&pdf(&objects)), 4 * 1001 + 4);
 }
+
+#[test]
+fn a_passed_scan_is_kept_for_the_same_bytes_password_and_limits_only() {
+    // Content no other test uses: the kept scans are shared by the whole process.
+    let doc = one_page(
+        stream("", b"BT /F1 12 Tf 10 10 Td (kept scans) Tj ET".to_vec()),
+        "",
+        vec![],
+    );
+    let d = Limits::default();
+    let (first, was_kept) = kept::scan_or_kept(&doc, None, &d).unwrap();
+    assert!(!was_kept);
+    assert_eq!(first.lopdf_pages, Some(1));
+    let (again, was_kept) = kept::scan_or_kept(&doc, None, &d).unwrap();
+    assert!(was_kept);
+    assert_eq!(again, first);
+    // Other limits, a password, or one byte more: scanned again.
+    let tighter = Limits {
+        page_operators: 1_000,
+        ..d
+    };
+    assert!(!kept::scan_or_kept(&doc, None, &tighter).unwrap().1);
+    assert!(!kept::scan_or_kept(&doc, Some("pw"), &d).unwrap().1);
+    let mut longer = doc.clone();
+    longer.push(b'\n');
+    assert!(!kept::scan_or_kept(&longer, None, &d).unwrap().1);
+}
+
+#[test]
+fn a_refused_scan_is_not_kept() {
+    let doc = one_page(
+        stream("", b"BT (refused, not kept) Tj ET q Q q Q q Q".to_vec()),
+        "",
+        vec![],
+    );
+    let tight = Limits {
+        page_operators: 3,
+        ..Limits::default()
+    };
+    for _ in 0..2 {
+        assert_eq!(
+            limit_of(kept::scan_or_kept(&doc, None, &tight).map(|(s, _)| s)),
+            Some("page_operators".into())
+        );
+    }
+    // Under limits it fits, it passes and is kept from then on.
+    let d = Limits::default();
+    assert!(!kept::scan_or_kept(&doc, None, &d).unwrap().1);
+    assert!(kept::scan_or_kept(&doc, None, &d).unwrap().1);
+}
