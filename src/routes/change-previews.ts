@@ -14,6 +14,7 @@ import { ApiError } from '../kernel/api-error.js';
 import { Binary } from '../schemas/common.js';
 import { errorResponses } from '../schemas/errors.js';
 import { FileParams } from '../schemas/files.js';
+import { readBlobBytes } from '../store/blob-bytes.js';
 
 /** Byte budget of one preview (the API's preview limit). */
 const PREVIEW_MAX_BYTES = 200_000;
@@ -77,10 +78,8 @@ async function previewRoutes(app: FastifyInstance): Promise<void> {
       const key = `${fileId}|${side}|${page}|${box}`;
       let png = cache.get(key);
       if (!png) {
-        const blob = await fastify.blobs.get(file.blob_key);
-        if (!blob) throw notFound(fileId);
-        const chunks: Buffer[] = [];
-        for await (const c of blob.stream) chunks.push(c as Buffer);
+        const pdf = await readBlobBytes(fastify.blobs, file.blob_key);
+        if (!pdf) throw notFound(fileId);
         const m = PREVIEW_MARGIN_PT;
         const region: [number, number, number, number] = [
           Math.max(0, area[0] - m),
@@ -93,7 +92,7 @@ async function previewRoutes(app: FastifyInstance): Promise<void> {
           Math.max(1, Math.round((region[2] - region[0]) * PREVIEW_PX_PER_PT)),
         );
         png = await fastify.engine.render({
-          pdf: Buffer.concat(chunks),
+          pdf,
           page,
           region,
           width,
