@@ -31,6 +31,9 @@ export interface RunEditInput {
   timeoutMs?: number;
   /** options.dry_run: planned and verified, nothing stored, nothing billed. */
   dryRun?: boolean;
+  /** watermarkOffAllowed(subject), when the caller already knows it (a batch asks once
+   * for all its records); else it is read from the account. */
+  watermarkOffAllowed?: boolean;
 }
 
 export type EditBody = Awaited<ReturnType<typeof buildEditResult>>;
@@ -70,7 +73,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
         break_signature: input.options?.break_signature ?? false,
         ...(input.mark !== undefined ? { mark: input.mark } : {}),
         watermark: input.options?.watermark ?? 'auto',
-        watermark_off_allowed: await watermarkOffAllowed(svc, input.subject),
+        watermark_off_allowed: input.watermarkOffAllowed ?? (await watermarkOffAllowed(svc, input.subject)),
         ...(ocr ? { ocr, ocr_text_layer: input.options?.ocr_text_layer ?? false } : {}),
         lazy_previews: lazyPreviews,
         limits: PLANS[planOf(input.subject)].engineLimits,
