@@ -193,6 +193,9 @@ async function runRecord(
       options: request.options ?? undefined,
       mark: sampleMarkFor(jobOwner(job)),
       sourceFileId: request.source_file_id ?? undefined,
+      // A template given by URL: the job's copy of it is what the before previews show,
+      // rendered when fetched (the engine draws no preview crops for each record).
+      previewSourceId: request.input_file_id,
       timeoutMs: runner.svc.config.jobs.timeoutMs,
       watermarkOffAllowed: watermarkOff,
     });
