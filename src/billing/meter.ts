@@ -50,23 +50,10 @@ export interface Usage {
   overagePages: number;
 }
 
-async function sumCredits(db: Db | Transaction<Database>, subject: BillingSubject): Promise<number> {
-  if (subject.kind !== 'account' || subject.mode !== 'live') return 0;
-  const granted = await billingDb(db)
-    .selectFrom('credit_grants')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('pages'), eb.lit(0)).as('n'))
-    .where('account_id', '=', subject.accountId)
-    .executeTakeFirstOrThrow();
-  const used = await billingDb(db)
-    .selectFrom('usage_charges')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('credit_pages'), eb.lit(0)).as('n'))
-    .where('subject', '=', subject.accountId)
-    .where('mode', '=', 'live')
-    .executeTakeFirstOrThrow();
-  return Math.max(0, Number(granted.n) - Number(used.n));
-}
-
-/** The subject's numbers for the period containing `now` (the same numbers as GET /v1/usage). */
+/**
+ * The subject's numbers for the period containing `now` (the same numbers as GET /v1/usage):
+ * one statement, the credit sums as subqueries (asked on every edit, twice: quota and charge).
+ */
 export async function usageOf(
   db: Db | Transaction<Database>,
   subject: BillingSubject,
@@ -74,19 +61,34 @@ export async function usageOf(
 ): Promise<Usage> {
   const period = periodOf(subject, now);
   const key = ledgerKey(subject);
+  // Credit packs are live-mode only (and keyless has none).
+  const credits = subject.kind === 'account' && subject.mode === 'live' ? subject.accountId : undefined;
   const row = await billingDb(db)
     .selectFrom('usage_charges')
     .select((eb) => [
       eb.fn.coalesce(eb.fn.sum<number>('billed'), eb.lit(0)).as('billed'),
       eb.fn.coalesce(eb.fn.sum<number>('allowance_pages'), eb.lit(0)).as('allowance'),
       eb.fn.coalesce(eb.fn.sum<number>('overage_pages'), eb.lit(0)).as('overage'),
+      eb
+        .selectFrom('credit_grants')
+        .select((g) => g.fn.coalesce(g.fn.sum<number>('pages'), g.lit(0)).as('n'))
+        .where('account_id', '=', credits ?? '')
+        .$castTo<number>()
+        .as('granted'),
+      eb
+        .selectFrom('usage_charges as used')
+        .select((u) => u.fn.coalesce(u.fn.sum<number>('used.credit_pages'), u.lit(0)).as('n'))
+        .where('used.subject', '=', credits ?? '')
+        .where('used.mode', '=', 'live')
+        .$castTo<number>()
+        .as('credits_used'),
     ])
     .where('subject', '=', key.subject)
     .where('mode', '=', key.mode)
     .where('period', '=', period.label)
     .executeTakeFirstOrThrow();
   const allowance = allowanceOf(subject);
-  const creditPages = await sumCredits(db, subject);
+  const creditPages = credits === undefined ? 0 : Math.max(0, Number(row.granted) - Number(row.credits_used));
   const allowanceLeft = Math.max(0, allowance - Number(row.allowance));
   return {
     period,

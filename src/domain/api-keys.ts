@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { KeyMode, Principal } from '../kernel/principal.js';
 import { base62Length, randomBase62 } from '../kernel/random-token.js';
 import type { Database } from '../store/schema.js';
+import type { SelfServiceSchema } from '../store/self-service-schema.js';
 import { toAccountPlan } from './accounts.js';
 
 /** 24 random bytes = 192 bits: far beyond guessing, so a fast hash is the right store
@@ -21,7 +22,8 @@ export interface NewKey {
 }
 
 export type KeyLookup =
-  | { status: 'ok'; principal: Principal }
+  /** `hold`: the account's hold reason (null: none), read with the key in the same statement. */
+  | { status: 'ok'; principal: Principal; hold: string | null }
   | { status: 'malformed' }
   | { status: 'unknown' }
   | { status: 'revoked' };
@@ -85,6 +87,7 @@ export async function lookupKey(
   const mode = parseKeyMode(plaintext);
   if (!mode) return { status: 'malformed' };
   const row = await db
+    .withTables<SelfServiceSchema>()
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select([
@@ -94,6 +97,7 @@ export async function lookupKey(
       'api_keys.revoked_at as revokedAt',
       'api_keys.last_used_at as lastUsedAt',
       'accounts.plan as plan',
+      'accounts.hold_reason as hold',
     ])
     .where('api_keys.key_hash', '=', hashKey(plaintext))
     .executeTakeFirst();
@@ -113,6 +117,7 @@ export async function lookupKey(
   return {
     status: 'ok',
     principal: { accountId: row.accountId, keyId: row.keyId, mode: row.mode, plan: toAccountPlan(row.plan) },
+    hold: row.hold ?? null,
   };
 }
 

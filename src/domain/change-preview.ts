@@ -23,11 +23,16 @@ export function boxParam(box: readonly number[]): string {
   return box.map((v) => (Math.round(v * 100) / 100).toString()).join(',');
 }
 
-function subject(fileId: string, side: PreviewSide, page: number, box: string): string {
-  return `${fileId}|preview|${side}|${page}|${box}`;
+function subject(fileId: string, side: PreviewSide, page: number, box: string, before?: string): string {
+  const base = `${fileId}|preview|${side}|${page}|${box}`;
+  return before === undefined ? base : `${base}|${before}`;
 }
 
-/** The link of one side of a change's preview. */
+/**
+ * The link of one side of a change's preview. `beforeId`: the stored file the before side
+ * is drawn from when it is not the output's parent (a job's own copy of a document that
+ * came by URL); it is signed with the rest, so a link cannot be pointed at another file.
+ */
 export function previewUrl(
   config: Config,
   outputId: string,
@@ -35,10 +40,22 @@ export function previewUrl(
   page: number,
   box: readonly number[],
   expiresAt: number,
+  beforeId?: string,
 ): string {
   const b = boxParam(box);
-  const token = signFileToken(config.tokenSecret, subject(outputId, side, page, b), 'get', expiresAt);
-  const q = new URLSearchParams({ side, page: String(page), box: b, token });
+  const token = signFileToken(
+    config.tokenSecret,
+    subject(outputId, side, page, b, beforeId),
+    'get',
+    expiresAt,
+  );
+  const q = new URLSearchParams({
+    side,
+    page: String(page),
+    box: b,
+    ...(beforeId !== undefined ? { before: beforeId } : {}),
+    token,
+  });
   return `${config.publicBaseUrl}/v1/files/${encodeURIComponent(outputId)}/preview?${q.toString()}`;
 }
 
@@ -50,8 +67,15 @@ export function checkPreviewToken(
   side: PreviewSide,
   page: number,
   box: string,
+  beforeId?: string,
 ): TokenCheck {
-  return verifyFileToken(config.tokenSecret, token, subject(outputId, side, page, box), 'get', config.now());
+  return verifyFileToken(
+    config.tokenSecret,
+    token,
+    subject(outputId, side, page, box, beforeId),
+    'get',
+    config.now(),
+  );
 }
 
 /** `box` of a link as four finite numbers with x0 < x1 and y0 < y1, else undefined. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { blobBytesCache } from '../store/blob-bytes.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { FilesSchema } from '../store/files-schema.js';
 import type { JobsSchema } from '../store/jobs-schema.js';
@@ -68,5 +69,7 @@ export async function closeAccount(db: Db, blobs: BlobStore, accountId: string, 
   });
   // Rows are deleted first (nothing is served from now on); a blob whose removal fails is
   // retried by the retention sweep, which removes the blobs of deleted files.
+  const cache = blobBytesCache(blobs);
+  for (const k of blobKeys) cache.drop(k);
   await Promise.allSettled(blobKeys.map((k) => blobs.delete(k)));
 }

@@ -22,8 +22,8 @@ export async function openSource(
   principal: Principal | undefined,
   source: SourceInput,
 ): Promise<OpenedDocument> {
-  const { bytes, password } = await resolveSource(fastify, principal, source);
-  return { bytes, password, info: await openDocument(fastify, principal, bytes, password) };
+  const { bytes, password, sha256 } = await resolveSource(fastify, principal, source);
+  return { bytes, password, info: await openDocument(fastify, principal, bytes, password, sha256) };
 }
 
 /** One cache of successful opens per engine (a test app has its own). */
@@ -40,6 +40,8 @@ export async function openDocument(
   principal: Principal | undefined,
   bytes: Buffer,
   password: string | undefined,
+  /** SHA-256 (hex) of `bytes` when known (a stored file's): they are not hashed again. */
+  sha256?: string,
 ): Promise<DocInfo> {
   const plan = principal ? PLANS[principal.plan] : PLANS.keyless;
   let cache = openedBy.get(fastify.engine);
@@ -47,7 +49,7 @@ export async function openDocument(
     cache = new DocInfoCache();
     openedBy.set(fastify.engine, cache);
   }
-  const key = DocInfoCache.keyOf(bytes, password, plan.engineLimits);
+  const key = DocInfoCache.keyOf(sha256 ?? bytes, password, plan.engineLimits);
   let info = cache.get(key);
   if (!info) {
     info = await fastify.engine.open(

@@ -67,7 +67,16 @@ export async function buildEditResult(
   sourceFileId: string | undefined,
   result: EngineEditResult,
   usage: { pages_billed: number; remaining: number | null },
-  { store = true, lazyPreviews = false }: { store?: boolean; lazyPreviews?: boolean } = {},
+  {
+    store = true,
+    lazyPreviews = false,
+    beforeFileId,
+  }: {
+    store?: boolean;
+    lazyPreviews?: boolean;
+    /** The stored file a lazy before preview is drawn from, when it is not `sourceFileId`. */
+    beforeFileId?: string | undefined;
+  } = {},
 ) {
   const { config, db, blobs } = fastify;
   const status = editStatus(result);
@@ -92,7 +101,15 @@ export async function buildEditResult(
     if (lazyPreviews) {
       // Links only: each side is rendered from the stored source or output when fetched.
       const link = (c: EngineEditResult['changes'][number], side: 'before' | 'after') =>
-        previewUrl(config, out.id, side, c.page, c.box, out.expires_at);
+        previewUrl(
+          config,
+          out.id,
+          side,
+          c.page,
+          c.box,
+          out.expires_at,
+          sourceFileId === undefined ? beforeFileId : undefined,
+        );
       for (const c of result.changes) changes.push(changeEntry(c, link(c, 'before'), link(c, 'after')));
     }
     for (const c of lazyPreviews ? [] : result.changes) {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { KeyMode } from '../kernel/principal.js';
 import { randomBase62 } from '../kernel/random-token.js';
+import { blobBytesCache } from '../store/blob-bytes.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { FileKind, FileRow, FilesSchema } from '../store/files-schema.js';
 import type { Database } from '../store/schema.js';
@@ -44,10 +45,15 @@ export interface ReserveInput {
 }
 
 /** A new `reserved` row; its bytes arrive later through markStored. */
-export async function reserveFile(db: Db, owner: FileOwner, input: ReserveInput): Promise<FileRow> {
+export async function reserveFile(
+  db: Db,
+  owner: FileOwner,
+  input: ReserveInput,
+  id: string = newFileId(),
+): Promise<FileRow> {
   const now = input.now ?? Date.now();
   const row: FileRow = {
-    id: newFileId(),
+    id,
     account_id: owner.accountId,
     mode: owner.mode,
     kind: input.kind,
@@ -87,7 +93,10 @@ export async function markStored(
 
 /**
  * A file the service produces (an output or a preview) in one step: reserve, write the
- * blob, mark stored. Returns the stored row; link it with `fileUrl(config, id, 'get', expires_at)`.
+ * blob, mark stored. The row and the blob are written at once (the blob key is made from
+ * the id before either exists), so the answer waits for the slower of the two, not their
+ * sum; the row says `stored` only after both. Returns the stored row; link it with
+ * `fileUrl(config, id, 'get', expires_at)`.
  */
 export async function createStoredFile(
   db: Db,
@@ -95,13 +104,27 @@ export async function createStoredFile(
   owner: FileOwner,
   input: Omit<ReserveInput, 'maxBytes'> & { bytes: Buffer },
 ): Promise<FileRow> {
-  const file = await reserveFile(db, owner, { ...input, maxBytes: input.bytes.length });
-  const blobKey = `${file.id}-${randomBase62(8)}`;
-  const stored = await blobs.put(blobKey, input.bytes, { maxBytes: input.bytes.length });
+  const id = newFileId();
+  const blobKey = `${id}-${randomBase62(8)}`;
+  const [reserved, put] = await Promise.allSettled([
+    reserveFile(db, owner, { ...input, maxBytes: input.bytes.length }, id),
+    blobs.put(blobKey, input.bytes, { maxBytes: input.bytes.length }),
+  ]);
+  if (reserved.status === 'rejected') {
+    // No row will ever name this blob: remove it now rather than leave it unreferenced.
+    if (put.status === 'fulfilled') await blobs.delete(blobKey).catch(() => {});
+    throw reserved.reason;
+  }
+  // A blob that could not be written leaves the reserved row, which expires (as before).
+  if (put.status === 'rejected') throw put.reason;
+  const file = reserved.value;
+  const stored = put.value;
   if (!(await markStored(db, file.id, { blobKey, ...stored }))) {
     await blobs.delete(blobKey);
     throw new Error(`file ${file.id} was deleted while it was being stored`);
   }
+  // The bytes are in hand: a later read (the output edited again, its preview) needs no store.
+  blobBytesCache(blobs).set(blobKey, input.bytes);
   return { ...file, status: 'stored', blob_key: blobKey, size: stored.size, sha256: stored.sha256 };
 }
 
@@ -191,6 +214,8 @@ export async function deleteFile(
 
 async function removeBlobs(blobs: BlobStore, rows: FileRow[]): Promise<void> {
   const keys = rows.map((f) => f.blob_key).filter((k): k is string => k !== null);
+  const cache = blobBytesCache(blobs);
+  for (const k of keys) cache.drop(k);
   await Promise.allSettled(keys.map((k) => blobs.delete(k)));
 }
 

@@ -160,13 +160,8 @@ type Claim = { kind: 'owner'; owner: string; createdAt: number } | { kind: 'exis
 async function claim(o: IdempotencyOptions, key: string, now: number): Promise<Claim> {
   const owner = randomBytes(12).toString('hex');
   const lease = now + o.leaseMs;
-  // A record past its 24 hours is as good as absent.
-  await db(o)
-    .deleteFrom('idempotency_records')
-    .where('scope', '=', o.scope)
-    .where('key', '=', key)
-    .where('expires_at', '<=', now)
-    .execute();
+  // The insert first: a new key (every request without an Idempotency-Key whose body was
+  // not sent before) is claimed in one statement.
   const inserted = await db(o)
     .insertInto('idempotency_records')
     .values({
@@ -194,6 +189,16 @@ async function claim(o: IdempotencyOptions, key: string, now: number): Promise<C
     .where('key', '=', key)
     .executeTakeFirst();
   if (!row) return claim(o, key, now); // removed in between: try again
+  if (row.expires_at <= now) {
+    // A record past its 24 hours is as good as absent: removed, and the insert tried again.
+    await db(o)
+      .deleteFrom('idempotency_records')
+      .where('scope', '=', o.scope)
+      .where('key', '=', key)
+      .where('expires_at', '<=', now)
+      .execute();
+    return claim(o, key, now);
+  }
   if (row.route !== o.route || row.body_hash !== o.bodyHash) return { kind: 'existing', row };
   if (row.state === 'running' && row.lease_until <= now) {
     // The owner's lease ran out (crashed or stuck process): the first to swap the owner wins.

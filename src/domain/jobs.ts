@@ -1,4 +1,3 @@
-import { buffer } from 'node:stream/consumers';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AccountPlan } from '../billing/plans.js';
@@ -6,6 +5,7 @@ import { ApiError } from '../kernel/api-error.js';
 import { randomBase62 } from '../kernel/random-token.js';
 import { precheckUrl } from '../net/safe-fetch.js';
 import type { Edit, EditOptions } from '../schemas/edit.js';
+import { readBlobBytes } from '../store/blob-bytes.js';
 import type { JobKind, JobRecordRow, JobRow, JobStatus, JobsSchema } from '../store/jobs-schema.js';
 import type { Database } from '../store/schema.js';
 import { createStoredFile, type FileOwner, findFileById } from './files.js';
@@ -146,8 +146,7 @@ export function parseRequest(row: Pick<JobRow, 'request'>): JobRequest {
 export async function readJobInput(svc: Services, request: JobRequest): Promise<Buffer | undefined> {
   const file = await findFileById(svc.db, request.input_file_id, svc.config.now());
   if (!file?.blob_key) return undefined;
-  const blob = await svc.blobs.get(file.blob_key);
-  return blob ? buffer(blob.stream) : undefined;
+  return readBlobBytes(svc.blobs, file.blob_key);
 }
 
 /** A job of this owner (account and key mode), else undefined: other accounts' and the

@@ -27,10 +27,16 @@ export interface RunEditInput {
   mark: string | undefined;
   /** The caller's stored file the document came from: outputs are derived from it. */
   sourceFileId: string | undefined;
+  /** A stored copy of the document that is not the caller's (a job's input, kept as long
+   * as the job's outputs): with no `sourceFileId`, previews are drawn from it when fetched. */
+  previewSourceId?: string | undefined;
   /** Engine budget of a job (config.jobs.timeoutMs); a sync edit keeps the pool's. */
   timeoutMs?: number;
   /** options.dry_run: planned and verified, nothing stored, nothing billed. */
   dryRun?: boolean;
+  /** watermarkOffAllowed(subject), when the caller already knows it (a batch asks once
+   * for all its records); else it is read from the account. */
+  watermarkOffAllowed?: boolean;
 }
 
 export type EditBody = Awaited<ReturnType<typeof buildEditResult>>;
@@ -59,7 +65,8 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
   // Previews are rendered when first fetched, from the stored source and output (issue 18
   // item 5), when both are stored and open without a password; a dry run has none.
   const lazyPreviews =
-    input.dryRun === true || (input.sourceFileId !== undefined && input.password === undefined);
+    input.dryRun === true ||
+    (input.password === undefined && (input.sourceFileId ?? input.previewSourceId) !== undefined);
   const result = await svc.engine.edit(
     {
       pdf: input.pdf,
@@ -70,7 +77,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
         break_signature: input.options?.break_signature ?? false,
         ...(input.mark !== undefined ? { mark: input.mark } : {}),
         watermark: input.options?.watermark ?? 'auto',
-        watermark_off_allowed: await watermarkOffAllowed(svc, input.subject),
+        watermark_off_allowed: input.watermarkOffAllowed ?? (await watermarkOffAllowed(svc, input.subject)),
         ...(ocr ? { ocr, ocr_text_layer: input.options?.ocr_text_layer ?? false } : {}),
         lazy_previews: lazyPreviews,
         limits: PLANS[planOf(input.subject)].engineLimits,
@@ -106,7 +113,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
     input.sourceFileId,
     result,
     { pages_billed: 0, remaining: null },
-    { lazyPreviews },
+    { lazyPreviews, beforeFileId: input.previewSourceId },
   );
   const charged =
     input.workId === undefined

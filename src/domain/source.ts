@@ -1,9 +1,9 @@
-import { buffer } from 'node:stream/consumers';
 import type { FastifyInstance } from 'fastify';
 import { PLANS } from '../billing/plans.js';
 import { ApiError } from '../kernel/api-error.js';
 import type { Principal } from '../kernel/principal.js';
 import { precheckUrl, safeFetch } from '../net/safe-fetch.js';
+import { readBlobBytes } from '../store/blob-bytes.js';
 import { findFile } from './files.js';
 
 /** `source` of a request (SPEC "Source", API-DECISIONS "Source"). */
@@ -16,6 +16,8 @@ export interface SourceInput {
 export interface ResolvedSource {
   bytes: Buffer;
   password?: string;
+  /** SHA-256 (hex) of the bytes when already known (a stored file's row has it). */
+  sha256?: string;
 }
 
 /**
@@ -44,34 +46,44 @@ export async function resolveSource(
       hint: 'Uploaded files belong to an API key: send Authorization: Bearer <key>, or use source.url.',
     });
   }
-  const bytes = hasFile
+  const read = hasFile
     ? await fromFile(fastify, principal!, source.file_id!)
-    : await fromUrl(fastify, planLimits(principal), source.url!);
-  return password === undefined ? { bytes } : { bytes, password };
+    : { bytes: await fromUrl(fastify, planLimits(principal), source.url!) };
+  return password === undefined ? read : { ...read, password };
 }
 
-async function fromFile(fastify: FastifyInstance, principal: Principal, fileId: string): Promise<Buffer> {
+async function fromFile(
+  fastify: FastifyInstance,
+  principal: Principal,
+  fileId: string,
+): Promise<{ bytes: Buffer; sha256?: string }> {
   const owner = { accountId: principal.accountId, mode: principal.mode };
   const file = await findFile(fastify.db, owner, fileId, fastify.config.now());
-  const blob =
-    file?.status === 'stored' && file.blob_key ? await fastify.blobs.get(file.blob_key) : undefined;
-  if (!blob) {
-    // One answer for unknown, foreign, other-mode, expired, deleted and never-uploaded files:
-    // telling them apart would reveal which ids exist.
-    throw new ApiError('not_found', `No stored file "${fileId}" for this key.`, {
+  // One answer for unknown, foreign, other-mode, expired, deleted and never-uploaded files:
+  // telling them apart would reveal which ids exist.
+  const notFound = () =>
+    new ApiError('not_found', `No stored file "${fileId}" for this key.`, {
       hint: 'Reserve with POST /v1/files and PUT the bytes first; files expire after 24 hours and are per key mode.',
     });
-  }
+  if (file?.status !== 'stored' || !file.blob_key) throw notFound();
   const max = PLANS[principal.plan].maxFileBytes;
-  if (blob.size > max) {
+  if (file.size !== null && file.size > max) {
     // A file stored under a larger plan, used after a downgrade.
-    blob.stream.destroy();
     throw new ApiError(
       'too_large',
-      `The file is ${blob.size} bytes; the ${principal.plan} plan allows ${max}.`,
+      `The file is ${file.size} bytes; the ${principal.plan} plan allows ${max}.`,
     );
   }
-  return buffer(blob.stream);
+  // Stored files never change, so an uploaded file edited call after call is read once.
+  const bytes = await readBlobBytes(fastify.blobs, file.blob_key);
+  if (!bytes) throw notFound();
+  if (bytes.length > max) {
+    throw new ApiError(
+      'too_large',
+      `The file is ${bytes.length} bytes; the ${principal.plan} plan allows ${max}.`,
+    );
+  }
+  return file.sha256 ? { bytes, sha256: file.sha256 } : { bytes };
 }
 
 /** Limits of the caller: its key's plan, or the keyless tier's. */

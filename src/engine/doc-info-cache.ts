@@ -21,13 +21,22 @@ export class DocInfoCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  static keyOf(bytes: Uint8Array, password: string | undefined, limits: EngineLimits | undefined): string {
-    const digest = (data: Uint8Array | string) => createHash('sha256').update(data).digest('base64url');
+  /**
+   * `bytes` are the document, or the SHA-256 (hex) of the document when it is already known
+   * (a stored file's row holds the digest of its bytes, so they are not hashed again).
+   */
+  static keyOf(
+    bytes: Uint8Array | string,
+    password: string | undefined,
+    limits: EngineLimits | undefined,
+  ): string {
+    const digest = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
     // Each part digested on its own: no choice of bytes can make two different triples
     // produce the same key by moving a boundary between them.
     const pw = password === undefined ? '-' : digest(password);
     const lim = limits === undefined ? '-' : digest(JSON.stringify(limits, Object.keys(limits).sort()));
-    return `${digest(bytes)}.${pw}.${lim}`;
+    const doc = typeof bytes === 'string' ? bytes.toLowerCase() : digest(bytes);
+    return `${doc}.${pw}.${lim}`;
   }
 
   get(key: string): DocInfo | undefined {

@@ -4,7 +4,7 @@ import { fillEdits, MissingPlaceholderError } from '../domain/batch-placeholders
 import { failedEntries, unmatchedEntries } from '../domain/edit-failures.js';
 import { toEngineEdits } from '../domain/edit-request.js';
 import { type JobRequest, jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
-import { runEdit } from '../domain/run-edit.js';
+import { runEdit, watermarkOffAllowed } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
 import { ApiError } from '../kernel/api-error.js';
 import { Edits } from '../schemas/edit.js';
@@ -16,11 +16,13 @@ import { claimRecord, joinBatch } from './leases.js';
 const editsCheck = TypeCompiler.Compile(Edits);
 
 /**
- * One shard of a batch: claims records one at a time (any shard, in any process, may
- * take any record nobody holds), runs each through the same edit path as POST /v1/edit,
- * and stores its `records[]` entry. Whoever sees every record finished finalises the job:
- * one charge for the whole batch (work id = job id, so a re-run bills nothing more), the
- * job row, and the webhook.
+ * One shard of a batch: claims records (any shard, in any process, may take any record
+ * nobody holds), runs each through the same edit path as POST /v1/edit, and stores its
+ * `records[]` entry. A shard keeps as many records in flight as the engine has processes,
+ * so one shard alone keeps every engine process busy (issue 18 item 3), and a record's
+ * storage and bookkeeping overlap another's engine call. Whoever sees every record
+ * finished finalises the job: one charge for the whole batch (work id = job id, so a
+ * re-run bills nothing more), the job row, and the webhook.
  */
 export async function runBatchShard(runner: RunnerContext, jobId: string): Promise<void> {
   const { svc } = runner;
@@ -28,55 +30,97 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
   const job = await joinBatch(svc.db, jobId, svc.config.now(), leaseMs);
   if (!job) return;
   const request = parseRequest(job);
-  let pdf: Buffer | undefined;
   const { owner, done } = runner.hold(jobId);
-  try {
-    while (!runner.stopping) {
+  // What every record of the shard shares, worked out once: the template's bytes (read on
+  // the first record, so an expired template fails each record as before), and whether the
+  // account may turn the watermark off.
+  let template: Promise<Buffer | undefined> | undefined;
+  const shared = {
+    template: () => {
+      template ??= readJobInput(svc, request);
+      return template;
+    },
+    watermarkOff: watermarkOffAllowed(svc, jobSubject(job)),
+  };
+  // Read before any record awaits it: a failed read must not go unhandled meanwhile (each
+  // record that awaits it still gets the error).
+  shared.watermarkOff.catch(() => {});
+  // A lane that fails untyped stops the others from claiming more; all of them finish
+  // what they hold before the shard gives up its leases.
+  let failure: { err: unknown } | undefined;
+  const lane = async () => {
+    while (!runner.stopping && !failure) {
       const record = await claimRecord(svc.db, jobId, owner, svc.config.now(), leaseMs);
       if (!record) break;
-      let entry: RecordEntry;
       try {
-        pdf ??= await readJobInput(svc, request);
-        entry = pdf
-          ? await runRecord(runner, job, request, pdf, record)
-          : recordError(
-              record.idx,
-              new ApiError('not_found', 'The batch template expired before this record ran.'),
-            );
+        await runAndStore(runner, job, request, shared, record, owner);
       } catch (err) {
-        // An untyped error (the output could not be stored, a bug): the record's lease
-        // lapses and it is claimed again, as an edit job is; past MAX_ATTEMPTS it fails
-        // alone, uncharged, and the batch goes on to finish.
-        // A full or failing disk is the service's outage, not the record's: it never uses
-        // up the record's attempts (the record runs again once the store takes writes).
-        if (record.attempts < MAX_ATTEMPTS || isStorageOutage(err)) throw err;
-        runner.log.error({ err, job: jobId, record: record.idx }, 'batch record failed on its last attempt');
-        entry = recordError(
-          record.idx,
-          new ApiError('engine_error', `The record failed ${record.attempts} times on an internal error.`, {
-            cause: err,
-          }),
-        );
+        failure ??= { err };
       }
-      await jobsDb(svc.db)
-        .updateTable('job_records')
-        .set({
-          status: entry.status,
-          result: JSON.stringify(entry),
-          pages_billed: entry.pages,
-          changes_count: entry.changes.length,
-          owner: null,
-          lease_until: 0,
-        })
-        .where('job_id', '=', jobId)
-        .where('idx', '=', record.idx)
-        .where('owner', '=', owner)
-        .execute();
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, svc.config.engineProcesses) }, lane));
   } finally {
     done();
   }
+  if (failure) throw failure.err;
   if (!runner.stopping) await finalizeBatch(runner, job);
+}
+
+interface ShardShared {
+  template: () => Promise<Buffer | undefined>;
+  watermarkOff: Promise<boolean>;
+}
+
+/** Runs one claimed record and stores its entry (throws to leave it for a later attempt). */
+async function runAndStore(
+  runner: RunnerContext,
+  job: JobRow,
+  request: JobRequest,
+  shared: ShardShared,
+  record: JobRecordRow,
+  owner: string,
+): Promise<void> {
+  const { svc } = runner;
+  let entry: RecordEntry;
+  try {
+    const pdf = await shared.template();
+    entry = pdf
+      ? await runRecord(runner, job, request, pdf, await shared.watermarkOff, record)
+      : recordError(
+          record.idx,
+          new ApiError('not_found', 'The batch template expired before this record ran.'),
+        );
+  } catch (err) {
+    // An untyped error (the output could not be stored, a bug): the record's lease
+    // lapses and it is claimed again, as an edit job is; past MAX_ATTEMPTS it fails
+    // alone, uncharged, and the batch goes on to finish.
+    // A full or failing disk is the service's outage, not the record's: it never uses
+    // up the record's attempts (the record runs again once the store takes writes).
+    if (record.attempts < MAX_ATTEMPTS || isStorageOutage(err)) throw err;
+    runner.log.error({ err, job: job.id, record: record.idx }, 'batch record failed on its last attempt');
+    entry = recordError(
+      record.idx,
+      new ApiError('engine_error', `The record failed ${record.attempts} times on an internal error.`, {
+        cause: err,
+      }),
+    );
+  }
+  await jobsDb(svc.db)
+    .updateTable('job_records')
+    .set({
+      status: entry.status,
+      result: JSON.stringify(entry),
+      pages_billed: entry.pages,
+      changes_count: entry.changes.length,
+      owner: null,
+      lease_until: 0,
+    })
+    .where('job_id', '=', job.id)
+    .where('idx', '=', record.idx)
+    .where('owner', '=', owner)
+    .execute();
 }
 
 interface RecordEntry {
@@ -116,6 +160,7 @@ async function runRecord(
   job: JobRow,
   request: JobRequest,
   pdf: Buffer,
+  watermarkOff: boolean,
   record: JobRecordRow,
 ): Promise<RecordEntry> {
   const index = record.idx;
@@ -148,7 +193,11 @@ async function runRecord(
       options: request.options ?? undefined,
       mark: sampleMarkFor(jobOwner(job)),
       sourceFileId: request.source_file_id ?? undefined,
+      // A template given by URL: the job's copy of it is what the before previews show,
+      // rendered when fetched (the engine draws no preview crops for each record).
+      previewSourceId: request.input_file_id,
       timeoutMs: runner.svc.config.jobs.timeoutMs,
+      watermarkOffAllowed: watermarkOff,
     });
     const r = outcome.result;
     if (outcome.kind === 'all_failed') {

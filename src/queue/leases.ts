@@ -95,15 +95,10 @@ export async function claimRecord(
           eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now)]),
         ]),
       )
+      // The claimed row in the same statement (SQLite 3.35+ and PostgreSQL both return it).
+      .returningAll()
       .executeTakeFirst();
-    if (r.numUpdatedRows > 0n) {
-      return jobsDb(db)
-        .selectFrom('job_records')
-        .selectAll()
-        .where('job_id', '=', jobId)
-        .where('idx', '=', pick.idx)
-        .executeTakeFirst();
-    }
+    if (r) return r;
   }
   return undefined;
 }

@@ -112,6 +112,7 @@ export class JobRunner implements RunnerContext {
         options: request.options ?? undefined,
         mark: sampleMarkFor(jobOwner(row)),
         sourceFileId: request.source_file_id ?? undefined,
+        previewSourceId: request.input_file_id,
         timeoutMs: svc.config.jobs.timeoutMs,
       };
       let finish: Parameters<typeof finishJob>[3];

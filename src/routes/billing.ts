@@ -46,12 +46,16 @@ export const payments = fp(
     fastify.addHook('preHandler', async (request: FastifyRequest) => {
       const p = request.principal;
       if (!p) return;
-      const row = await fastify.db
-        .withTables<SelfServiceSchema>()
-        .selectFrom('accounts')
-        .select('hold_reason')
-        .where('id', '=', p.accountId)
-        .executeTakeFirst();
+      // Read with the key (one statement for both) when the key plugin set it.
+      const row =
+        request.accountHold !== undefined
+          ? { hold_reason: request.accountHold }
+          : await fastify.db
+              .withTables<SelfServiceSchema>()
+              .selectFrom('accounts')
+              .select('hold_reason')
+              .where('id', '=', p.accountId)
+              .executeTakeFirst();
       if (row?.hold_reason) {
         throw new ApiError('quota_exceeded', 'The account is on hold.', {
           hint: `The account is on hold (${row.hold_reason}); its keys work again once the hold is cleared. Reply to the payment provider's dispute or contact support.`,

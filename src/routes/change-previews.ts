@@ -14,6 +14,7 @@ import { ApiError } from '../kernel/api-error.js';
 import { Binary } from '../schemas/common.js';
 import { errorResponses } from '../schemas/errors.js';
 import { FileParams } from '../schemas/files.js';
+import { readBlobBytes } from '../store/blob-bytes.js';
 
 /** Byte budget of one preview (the API's preview limit). */
 const PREVIEW_MAX_BYTES = 200_000;
@@ -26,6 +27,13 @@ const PreviewQuery = Type.Object({
   }),
   page: Type.Integer({ minimum: 1, maximum: 100_000, description: '1-based page of the change.' }),
   box: Type.String({ maxLength: 120, description: 'The change box, x0,y0,x1,y1 in points.' }),
+  before: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        "The stored file the before side is drawn from when it is not the output's source (a job's copy of a document given by URL).",
+    }),
+  ),
   token: Type.String({ description: 'Signed token of the link returned by the API.' }),
 });
 
@@ -55,9 +63,9 @@ async function previewRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { file_id: fileId } = request.params;
-      const { side, page, box, token } = request.query;
+      const { side, page, box, before, token } = request.query;
       const { config } = fastify;
-      const check = checkPreviewToken(config, token, fileId, side, page, box);
+      const check = checkPreviewToken(config, token, fileId, side, page, box, before);
       if (check === 'expired') throw new ApiError('unauthorized', 'This preview link has expired.');
       if (check !== 'ok') {
         throw new ApiError('unauthorized', 'The token is not valid for this preview.', {
@@ -69,18 +77,20 @@ async function previewRoutes(app: FastifyInstance): Promise<void> {
       // The files are looked up on every fetch, so a deleted or expired document's previews
       // go with it even when the picture is still in the cache.
       const output = await findFileById(fastify.db, fileId, config.now());
-      const file =
-        side === 'after' || !output?.parent_id
-          ? output
-          : await findFileById(fastify.db, output.parent_id, config.now());
+      const beforeId = before ?? output?.parent_id ?? undefined;
+      let file =
+        side === 'after' || !beforeId ? output : await findFileById(fastify.db, beforeId, config.now());
+      // A before file named by the link is the same account's (it always is: the link was
+      // signed when the output was made from it).
+      if (file && output && (file.account_id !== output.account_id || file.mode !== output.mode)) {
+        file = undefined;
+      }
       if (!output || file?.status !== 'stored' || !file.blob_key) throw notFound(fileId);
-      const key = `${fileId}|${side}|${page}|${box}`;
+      const key = `${fileId}|${side}|${page}|${box}|${before ?? ''}`;
       let png = cache.get(key);
       if (!png) {
-        const blob = await fastify.blobs.get(file.blob_key);
-        if (!blob) throw notFound(fileId);
-        const chunks: Buffer[] = [];
-        for await (const c of blob.stream) chunks.push(c as Buffer);
+        const pdf = await readBlobBytes(fastify.blobs, file.blob_key);
+        if (!pdf) throw notFound(fileId);
         const m = PREVIEW_MARGIN_PT;
         const region: [number, number, number, number] = [
           Math.max(0, area[0] - m),
@@ -93,7 +103,7 @@ async function previewRoutes(app: FastifyInstance): Promise<void> {
           Math.max(1, Math.round((region[2] - region[0]) * PREVIEW_PX_PER_PT)),
         );
         png = await fastify.engine.render({
-          pdf: Buffer.concat(chunks),
+          pdf,
           page,
           region,
           width,

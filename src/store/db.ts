@@ -5,7 +5,7 @@ import { Kysely, type MigrationResult, Migrator, PostgresDialect } from 'kysely'
 import pg from 'pg';
 import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './schema.js';
-import { ImmediateSqliteDialect } from './sqlite-dialect.js';
+import { CachedStatements, ImmediateSqliteDialect } from './sqlite-dialect.js';
 
 export type DbKind = 'sqlite' | 'postgres';
 
@@ -54,7 +54,9 @@ function openSqlite(file: string): OpenDatabase {
   sqlite.pragma('synchronous = NORMAL');
   // Off by default in SQLite; without it the REFERENCES clauses are decoration.
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: new CachedStatements(sqlite) }),
+  });
   return { db, kind: 'sqlite', close: once(() => db.destroy()) };
 }
 

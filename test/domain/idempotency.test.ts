@@ -182,6 +182,28 @@ describe.each(DB_KINDS)('withIdempotency on %s', (kind) => {
     expect(left).toHaveLength(0);
   });
 
+  it('takes a key whose record is past its 24 hours but not swept yet as new, whatever its body was', async () => {
+    const first = await post({ n: 12 }, { 'idempotency-key': 'k-lapsed' });
+    expect(first.statusCode).toBe(201);
+    await app.db
+      .withTables<IdempotencySchema>()
+      .updateTable('idempotency_records')
+      .set({ expires_at: Date.now() - 1 })
+      .where('key', '=', 'key:k-lapsed')
+      .execute();
+    const before = runs;
+    // Another body under the same key: a live record would answer 400; a lapsed one is gone.
+    const again = await post({ n: 13 }, { 'idempotency-key': 'k-lapsed' });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.json()).toMatchObject({ n: 13 });
+    expect(runs).toBe(before + 1);
+    // And the new record answers the replay.
+    expect((await post({ n: 13 }, { 'idempotency-key': 'k-lapsed' })).headers['idempotent-replayed']).toBe(
+      'true',
+    );
+  });
+
   it('hashes bodies independently of member order', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe('{"a":[{"c":3,"d":2}],"b":1}');
     expect(hashBody({ a: 1, b: 2 })).toBe(hashBody({ b: 2, a: 1 }));

@@ -71,6 +71,28 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
       expect(job.usage).toMatchObject({ pages_billed: 2 });
     });
 
+    it('links the previews of a record made from a URL template, drawn when fetched from the job copy', async () => {
+      // Its own account: the 200-record test below counts the first account's usage.
+      const k = await t.newKey('batch-previews@example.com', 'starter');
+      const res = await batch({ records: [{ name: 'Northwind' }] }, k);
+      expect(res.statusCode, res.body).toBe(202);
+      const job = await waitForJob(t.app, k, res.json().job_id);
+      const record = (job.records as RecordEntry[])[0]!;
+      expect(record.status).toBe('done');
+      const change = record.changes[0] as { before_preview_url: string; after_preview_url: string };
+      const base = t.env.config.publicBaseUrl;
+      expect(change.before_preview_url).toMatch(/\/v1\/files\/file_\w+\/preview\?side=before&.*before=file_/);
+      const get = (url: string) => t.app.inject({ method: 'GET', url: url.replace(base, '') });
+      const [before, after] = [await get(change.before_preview_url), await get(change.after_preview_url)];
+      expect(before.statusCode, before.body.slice(0, 200)).toBe(200);
+      expect(after.statusCode, after.body.slice(0, 200)).toBe(200);
+      expect(before.headers['content-type']).toBe('image/png');
+      expect(Buffer.compare(before.rawPayload, after.rawPayload)).not.toBe(0);
+      // The before file is signed into the link: another file id in its place is refused.
+      const other = change.before_preview_url.replace(/before=file_\w/, 'before=file_X');
+      expect((await get(other)).statusCode).toBe(401);
+    });
+
     it('keeps each failed edit whole in a record, `field` included', async () => {
       files.put(FORM, readFileSync(corpusPath(FORM)));
       const res = await t.app.inject({

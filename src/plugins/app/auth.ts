@@ -22,10 +22,15 @@ function bearerToken(header: string): string {
   return m[1];
 }
 
-async function resolve(fastify: FastifyInstance, header: string): Promise<Principal> {
+async function resolve(
+  fastify: FastifyInstance,
+  request: FastifyRequest,
+  header: string,
+): Promise<Principal> {
   const found = await lookupKey(fastify.db, bearerToken(header));
   switch (found.status) {
     case 'ok':
+      request.accountHold = found.hold;
       return found.principal;
     case 'malformed':
       throw new ApiError('unauthorized', 'The API key is malformed: keys start with sk_live_ or sk_test_.', {
@@ -47,6 +52,7 @@ async function resolve(fastify: FastifyInstance, header: string): Promise<Princi
 export default fp(
   async function auth(fastify: FastifyInstance) {
     fastify.decorateRequest('principal', undefined);
+    fastify.decorateRequest('accountHold', undefined);
 
     const requireKey: KeyHook = async (request) => {
       const header = request.headers.authorization;
@@ -55,13 +61,13 @@ export default fp(
           hint: HINT_FORMAT,
         });
       }
-      request.principal = await resolve(fastify, header);
+      request.principal = await resolve(fastify, request, header);
     };
 
     const optionalKey: KeyHook = async (request) => {
       const header = request.headers.authorization;
       if (header === undefined) return;
-      request.principal = await resolve(fastify, header);
+      request.principal = await resolve(fastify, request, header);
     };
 
     fastify.decorate('requireKey', requireKey);
@@ -78,5 +84,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by requireKey/optionalKey; undefined for keyless calls. */
     principal?: Principal;
+    /** The principal's account hold as read with its key (null: none); undefined when the
+     * key lookup did not read it (the hold check then reads the account). */
+    accountHold?: string | null;
   }
 }
