@@ -159,6 +159,7 @@ fn edit_inner(
         },
         ocr,
         previews: !request.options.lazy_previews,
+        verify: crate::verify::Policy::default(),
     };
     // SPEC rule 12: classify the document, and refuse `watermark: off` before any work.
     let facts = flags::gather(&mut run, &info.signatures);

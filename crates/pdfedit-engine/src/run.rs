@@ -41,6 +41,8 @@ pub(crate) struct Run {
     /// Whether changes carry their before/after preview crops (`options.lazy_previews`
     /// turns them off).
     pub(crate) previews: bool,
+    /// The tolerances every edit of the run is verified with.
+    pub(crate) verify: crate::verify::Policy,
 }
 
 /// The OCR state of one edit run.

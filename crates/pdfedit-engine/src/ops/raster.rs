@@ -21,6 +21,7 @@ use std::sync::OnceLock;
 use lopdf::Object;
 use pdf_content::interp::matrix::{invert, transform_rect, Matrix};
 
+use crate::commit::{commit, Checks, PageCheck, Pair, Refusal, Rules, Verdict};
 use crate::find::Match;
 use crate::image::placements::{dims, pixel_rect, placements, set_xobject};
 use crate::image::samples::{rewrite_stream, PixelRect, Samples};
@@ -28,8 +29,7 @@ use crate::model::text::PageGeom;
 use crate::ocr::{self, OcrWord};
 use crate::run::{timed, Run};
 use crate::save::save;
-use crate::types::{Change, Edit, EditOp};
-use crate::verify;
+use crate::types::{Change, Edit, EditOp, Timings};
 use crate::Error;
 
 /// Fonts tried for the new word: file, name.
@@ -727,9 +727,6 @@ fn choose_face(old: &str, m: &Measured, line: Option<Strokes>) -> Option<Fit> {
     best.map(|b| b.0)
 }
 
-/// Why a raster change could not be made.
-type Refusal = (&'static str, String);
-
 /// One match redrawn in the page's image: the new document (not yet saved), the change's
 /// display area, the new word's display box and the font used.
 fn redraw(run: &mut Run, m: &Match, op: EditOp) -> Result<([f64; 4], [f64; 4], String), Refusal> {
@@ -1003,113 +1000,135 @@ impl Run {
             }
         };
         let new_bytes = timed(&mut self.result.timings.save_ms, || save(&self.doc))?;
-        let t = &mut self.result.timings;
-        let before = match self.renders.remove(&m.page) {
-            Some(r) => r,
-            None => timed(&mut t.render_ms, || verify::render(&self.current, m.page))?,
+        let page = PageCheck {
+            page: m.page,
+            areas: vec![area],
+            moved: Vec::new(),
+            shown: vec![area],
         };
-        let after = timed(&mut t.render_ms, || verify::render(&new_bytes, m.page))?;
-        let report = timed(&mut t.diff_ms, || verify::compare(&before, &after, &[area]))?;
-        if report.changed_pixels_outside > 0 {
+        let mut read_back = ReadBack {
+            languages: self
+                .ocr
+                .as_ref()
+                .map_or_else(|| "eng".to_string(), |o| o.languages.clone()),
+            m,
+            op: edit.op,
+            new_box,
+        };
+        let rules = Rules::new(edit, "the redrawn word");
+        let verdict = commit(
+            &mut self.verifier(),
+            &rules,
+            new_bytes,
+            &[page],
+            &mut read_back,
+        )?;
+        let Verdict::Kept(kept) = verdict else {
             self.rollback(snapshot);
-            self.renders.insert(m.page, before);
-            self.fail(
-                edit,
-                "collateral_change",
-                format!(
-                    "{} pixels changed outside the redrawn word; rolled back",
-                    report.changed_pixels_outside
-                ),
-            );
             return Ok(());
+        };
+        for (before_png, after_png) in kept.into_iter().flat_map(|k| k.previews) {
+            self.result.changes.push(Change {
+                edit_index: edit.index,
+                page: m.page,
+                op: edit.op,
+                find: m.found.clone(),
+                replace: m.replacement.clone(),
+                font_source: "raster",
+                font_used: font.clone(),
+                verified: true,
+                collateral_pixels: 0,
+                bbox: area,
+                before_png,
+                after_png,
+                field: None,
+                value: None,
+                alignment: None,
+            });
         }
-        // Read the new word back from a 300 dpi render of the output.
-        let languages = self
-            .ocr
-            .as_ref()
-            .map_or_else(|| "eng".to_string(), |o| o.languages.clone());
+        self.models.remove(&m.page);
+        if let Err(at) = self.result.ocr_pages.binary_search(&m.page) {
+            self.result.ocr_pages.insert(at, m.page);
+        }
+        self.follow_ocr_words(edit, m, new_box);
+        Ok(())
+    }
+
+    /// The page's OCR words follow a kept change: the old word goes, the new one (of a
+    /// replace) takes its place in its line.
+    fn follow_ocr_words(&mut self, edit: &Edit, m: &Match, new_box: [f64; 4]) {
+        let Some(Some(page)) = self.ocr.as_mut().and_then(|o| o.pages.get_mut(&m.page)) else {
+            return;
+        };
+        let inside = |w: &OcrWord| {
+            let b = w.bbox.map(f64::from);
+            let cx = (b[0] + b[2]) / 2.0;
+            let cy = (b[1] + b[3]) / 2.0;
+            cx >= m.bbox[0] && cx <= m.bbox[2] && cy >= m.bbox[1] && cy <= m.bbox[3]
+        };
+        let at = page.words.iter().position(inside);
+        let line = at.map(|i| {
+            (
+                page.words[i].line,
+                page.words[i].block,
+                page.words[i].confidence,
+            )
+        });
+        page.words.retain(|w| !inside(w));
+        if let (Some(i), Some((line, block, confidence))) = (at, line) {
+            if edit.op == EditOp::Replace {
+                page.words.insert(
+                    i.min(page.words.len()),
+                    OcrWord {
+                        text: m.replacement.clone(),
+                        bbox: new_box.map(|v| v as f32),
+                        confidence,
+                        block,
+                        line,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// The raster operation's last check: the redrawn word, read back by OCR from a 300 dpi
+/// render of the candidate, must read as the replacement (or no longer as the deleted
+/// word).
+struct ReadBack<'a> {
+    /// Tesseract's `-l` argument.
+    languages: String,
+    m: &'a Match,
+    op: EditOp,
+    /// The new word's box on the page (top-left points).
+    new_box: [f64; 4],
+}
+
+impl Checks for ReadBack<'_> {
+    fn after(&mut self, pair: &Pair<'_>, timings: &mut Timings) -> Result<Option<Refusal>, Error> {
         let start = std::time::Instant::now();
-        let read = readback(&new_bytes, m.page, new_box, &languages);
-        self.result.timings.ocr_ms += crate::run::ms_since(start);
+        let read = readback(
+            pair.after_pdf,
+            pair.page.page,
+            self.new_box,
+            &self.languages,
+        );
+        timings.ocr_ms += crate::run::ms_since(start);
         let read = read?;
-        let ok = match edit.op {
+        let m = self.m;
+        let ok = match self.op {
             EditOp::Replace => normal(&read).contains(&normal(&m.replacement)),
             _ => normal(&m.found).is_empty() || !normal(&read).contains(&normal(&m.found)),
         };
-        if !ok {
-            self.rollback(snapshot);
-            self.renders.insert(m.page, before);
-            self.fail(
-                edit,
+        Ok((!ok).then(|| {
+            (
                 "ocr_readback_mismatch",
                 format!(
                     "OCR of the redrawn word reads \"{read}\", not \"{}\"; rolled back",
                     m.replacement
                 ),
-            );
-            return Ok(());
-        }
-        let want = self.previews;
-        let (before_png, after_png) = timed(&mut self.result.timings.diff_ms, || {
-            verify::previews(&before, &after, area, want)
-        });
-        self.result.changes.push(Change {
-            edit_index: edit.index,
-            page: m.page,
-            op: edit.op,
-            find: m.found.clone(),
-            replace: m.replacement.clone(),
-            font_source: "raster",
-            font_used: font,
-            verified: true,
-            collateral_pixels: 0,
-            bbox: area,
-            before_png,
-            after_png,
-            field: None,
-            value: None,
-            alignment: None,
-        });
-        self.renders.insert(m.page, after);
-        self.models.remove(&m.page);
-        self.result.touch_page(m.page);
-        if let Err(at) = self.result.ocr_pages.binary_search(&m.page) {
-            self.result.ocr_pages.insert(at, m.page);
-        }
-        self.current = new_bytes;
-        // The page's OCR words follow the change.
-        if let Some(Some(page)) = self.ocr.as_mut().and_then(|o| o.pages.get_mut(&m.page)) {
-            let inside = |w: &OcrWord| {
-                let b = w.bbox.map(f64::from);
-                let cx = (b[0] + b[2]) / 2.0;
-                let cy = (b[1] + b[3]) / 2.0;
-                cx >= m.bbox[0] && cx <= m.bbox[2] && cy >= m.bbox[1] && cy <= m.bbox[3]
-            };
-            let at = page.words.iter().position(inside);
-            let line = at.map(|i| {
-                (
-                    page.words[i].line,
-                    page.words[i].block,
-                    page.words[i].confidence,
-                )
-            });
-            page.words.retain(|w| !inside(w));
-            if let (Some(i), Some((line, block, confidence))) = (at, line) {
-                if edit.op == EditOp::Replace {
-                    page.words.insert(
-                        i.min(page.words.len()),
-                        OcrWord {
-                            text: m.replacement.clone(),
-                            bbox: new_box.map(|v| v as f32),
-                            confidence,
-                            block,
-                            line,
-                        },
-                    );
-                }
-            }
-        }
-        Ok(())
+            )
+        }))
     }
 }
 

@@ -8,21 +8,19 @@
 //! Inline insertion right after an anchor is a replace of the anchor by anchor + text (see
 //! `Run::insert` in `ops`), so the rest of the line moves along as it does for replace.
 
-use std::collections::HashMap;
-
 use lopdf::Document;
 use pdf_content::{FontObject, Glyph, StreamId};
-use pdf_render::raster::Raster;
 
+use crate::commit::{commit, PageCheck, Plain, Rules, Verdict, Verifier};
 use crate::model::fonts::DocFonts;
 use crate::model::text::display_box;
 use crate::model::PageModel;
 use crate::plan::choose::{choose_font, embed_resolved, space_width, Seg};
 use crate::plan::streams::{add_font_resource, append_page_stream, hex};
 use crate::plan::style::{parse_hex, resolve_font};
+use crate::run::timed;
 use crate::save::save;
 use crate::types::{At, Change, Edit, EditResult, Failed, FontPolicy, InsertSpec};
-use crate::verify;
 use crate::Error;
 use pdf_fonts::registry::Kind;
 
@@ -33,12 +31,9 @@ type Refusal = (&'static str, String);
 pub(crate) struct InsertRun<'a> {
     pub doc: &'a mut Document,
     pub fonts: &'a mut DocFonts,
-    pub current: &'a mut Vec<u8>,
-    pub renders: &'a mut HashMap<u32, Raster>,
-    pub result: &'a mut EditResult,
+    /// Current bytes, renders and result, as the commit step works on them.
+    pub verifier: Verifier<'a>,
     pub policy: FontPolicy,
-    /// Whether changes carry their preview crops.
-    pub previews: bool,
 }
 
 /// Where the new text starts and the glyph whose style it takes.
@@ -51,7 +46,7 @@ struct Target {
 
 /// Applies a point or new-line insert on `model`'s page. Returns whether it applied.
 pub(crate) fn apply(
-    run: InsertRun<'_>,
+    mut run: InsertRun<'_>,
     model: &PageModel,
     edit: &Edit,
     spec: &InsertSpec,
@@ -66,10 +61,11 @@ pub(crate) fn apply(
             field: None,
         });
     };
+    let result = &mut *run.verifier.result;
     let target = match target(model, &spec.at) {
         Ok(t) => t,
         Err((reason, m)) => {
-            fail(run.result, reason, m);
+            fail(result, reason, m);
             return Ok(false);
         }
     };
@@ -77,7 +73,7 @@ pub(crate) fn apply(
         Ok(p) => p,
         Err((reason, m)) => {
             *run.doc = snapshot;
-            fail(run.result, reason, m);
+            fail(result, reason, m);
             return Ok(false);
         }
     };
@@ -87,52 +83,51 @@ pub(crate) fn apply(
         .glyphs
         .iter()
         .any(|g| intersects(g.bbox, planned.area, 0.5));
-    let area = display_box(run.doc, model.page_id, planned.area);
-    let new_bytes = save(run.doc)?;
-    let page = model.number;
-    let before = match run.renders.remove(&page) {
-        Some(r) => r,
-        None => verify::render(run.current, page)?,
-    };
-    let after = verify::render(&new_bytes, page)?;
-    let collateral = verify::compare(&before, &after, &[area])?.changed_pixels_outside;
-    if overlaps || collateral > 0 {
+    if overlaps {
         *run.doc = snapshot;
-        run.renders.insert(page, before);
-        let why = if overlaps {
-            "the new text would cover other text on the page".to_string()
-        } else {
-            format!("{collateral} pixels changed outside the new text; rolled back")
-        };
-        fail(run.result, "collateral_change", why);
+        let why = "the new text would cover other text on the page".to_string();
+        fail(result, "collateral_change", why);
         return Ok(false);
     }
-    let (before_png, after_png) = verify::previews(&before, &after, area, run.previews);
-    run.renders.insert(page, after);
-    *run.current = new_bytes;
+    let area = display_box(run.doc, model.page_id, planned.area);
+    let new_bytes = timed(&mut result.timings.save_ms, || save(run.doc))?;
+    let page = PageCheck {
+        page: model.number,
+        areas: vec![area],
+        moved: Vec::new(),
+        shown: vec![area],
+    };
+    let rules = Rules::new(edit, "the new text");
+    let verdict = commit(&mut run.verifier, &rules, new_bytes, &[page], &mut Plain)?;
+    let Verdict::Kept(kept) = verdict else {
+        *run.doc = snapshot;
+        return Ok(false);
+    };
+    let result = &mut *run.verifier.result;
     if let Some(w) = planned.warning {
-        if !run.result.warnings.iter().any(|x| x == w) {
-            run.result.warnings.push(w.into());
+        if !result.warnings.iter().any(|x| x == w) {
+            result.warnings.push(w.into());
         }
     }
-    run.result.touch_page(page);
-    run.result.changes.push(Change {
-        edit_index: edit.index,
-        page,
-        op: edit.op,
-        find: String::new(),
-        replace: spec.text.clone(),
-        font_source: planned.font_source,
-        font_used: planned.font_used,
-        verified: true,
-        collateral_pixels: 0,
-        bbox: area,
-        before_png,
-        after_png,
-        field: None,
-        value: None,
-        alignment: None,
-    });
+    for (before_png, after_png) in kept.into_iter().flat_map(|k| k.previews) {
+        result.changes.push(Change {
+            edit_index: edit.index,
+            page: model.number,
+            op: edit.op,
+            find: String::new(),
+            replace: spec.text.clone(),
+            font_source: planned.font_source,
+            font_used: planned.font_used.clone(),
+            verified: true,
+            collateral_pixels: 0,
+            bbox: area,
+            before_png,
+            after_png,
+            field: None,
+            value: None,
+            alignment: None,
+        });
+    }
     Ok(true)
 }
 

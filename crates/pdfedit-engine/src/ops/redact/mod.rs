@@ -25,12 +25,12 @@ mod widths;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use crate::commit::{commit, Checks, PageCheck, Pair, Rules, Verdict};
 use crate::find::{line_matches, Match, Matcher};
 use crate::plan::streams;
-use crate::run::Run;
+use crate::run::{timed, Run};
 use crate::save::save;
 use crate::types::{Change, Edit, EditOp, EditRequest, Removal, Unmatched};
-use crate::verify;
 use crate::Error;
 
 /// Why a part of a redaction cannot be done: a stable reason and a message.
@@ -177,6 +177,33 @@ pub(crate) fn apply(
     verify_and_commit(run, edit, snapshot, plans)
 }
 
+/// A redaction's noise rounds (see [`noise`]): glyphs PDFium now places an `f32` rounding
+/// away, one placement step over; then Type 3 bitmap glyphs it now snaps a row higher or
+/// lower (`type3`: the boxes of the Type 3 glyphs kept on each page).
+struct Noise {
+    type3: HashMap<u32, Vec<[f64; 4]>>,
+}
+
+impl Checks for Noise {
+    fn settle(&mut self, round: usize, pair: &Pair<'_>) -> Result<Vec<[f64; 4]>, Error> {
+        let page = pair.page.page;
+        Ok(match round {
+            0 => noise::settled_areas(
+                pair.policy,
+                pair.before_pdf,
+                pair.after_pdf,
+                page,
+                pair.before,
+                pair.after,
+            )?,
+            1 => self.type3.get(&page).map_or_else(Vec::new, |boxes| {
+                noise::snapped_bitmap_glyphs(boxes, pair.before, pair.after)
+            }),
+            _ => Vec::new(),
+        })
+    }
+}
+
 /// Renders the redacted pages, compares them outside the redacted areas, and keeps the
 /// edit or rolls it back.
 fn verify_and_commit(
@@ -185,18 +212,10 @@ fn verify_and_commit(
     snapshot: lopdf::Document,
     plans: Vec<PagePlan>,
 ) -> Result<(), Error> {
-    let new_bytes = save(&run.doc)?;
-    let mut changes = Vec::new();
-    let mut removals = Vec::new();
-    let mut collateral = 0;
-    let mut where_changed = Vec::new();
-    let mut renders = Vec::new();
+    let new_bytes = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+    let mut pages = Vec::new();
+    let mut type3 = HashMap::new();
     for plan in &plans {
-        let before = match run.renders.remove(&plan.page) {
-            Some(r) => r,
-            None => verify::render(&run.current, plan.page)?,
-        };
-        let after = verify::render(&new_bytes, plan.page)?;
         // The removed glyphs' ink may reach past their advance boxes (overhangs,
         // accents, descenders): the redacted area reaches a bit further (`ink_margins`).
         let mut areas: Vec<[f64; 4]> = plan
@@ -208,39 +227,40 @@ fn verify_and_commit(
             areas.extend(img.areas_user.iter().map(|a| plan.geom.display_box(*a)));
         }
         areas.extend(removed_ink(&run.current, plan, &run.models)?);
-        let mut report = verify::compare(&before, &after, &areas)?;
-        if report.changed_pixels_outside > 0 {
-            // Glyphs PDFium now places an f32 rounding away, one placement step over.
-            let settled =
-                noise::settled_areas(&run.current, &new_bytes, plan.page, &before, &after)?;
-            if !settled.is_empty() {
-                areas.extend(settled);
-                report = verify::compare(&before, &after, &areas)?;
-            }
-        }
-        if report.changed_pixels_outside > 0 {
-            // Type 3 bitmap glyphs PDFium now snaps a row higher or lower.
-            let boxes = type3_boxes(run, plan);
-            let snapped = noise::snapped_bitmap_glyphs(&boxes, &before, &after);
-            if !snapped.is_empty() {
-                areas.extend(snapped);
-                report = verify::compare(&before, &after, &areas)?;
-            }
-        }
-        collateral += report.changed_pixels_outside;
-        if let Some(b) = report
-            .bbox_of_changes
-            .filter(|_| report.changed_pixels_outside > 0)
+        pages.push(PageCheck {
+            page: plan.page,
+            areas,
+            moved: Vec::new(),
+            shown: plan
+                .boxes
+                .iter()
+                .map(|(_, b)| plan.geom.display_box(*b))
+                .collect(),
+        });
+        type3.insert(plan.page, type3_boxes(run, plan));
+    }
+    let rules = Rules {
+        locate: true,
+        ..Rules::new(edit, "the redacted areas")
+    };
+    let verdict = commit(
+        &mut run.verifier(),
+        &rules,
+        new_bytes,
+        &pages,
+        &mut Noise { type3 },
+    )?;
+    let Verdict::Kept(kept) = verdict else {
+        run.rollback(snapshot);
+        return Ok(());
+    };
+    let mut removals = Vec::new();
+    for ((plan, page), k) in plans.iter().zip(&pages).zip(kept) {
+        run.models.remove(&plan.page);
+        for (((mi, _), area), (before_png, after_png)) in
+            plan.boxes.iter().zip(&page.shown).zip(k.previews)
         {
-            where_changed.push(format!(
-                "page {} around [{:.0}, {:.0}, {:.0}, {:.0}]",
-                plan.page, b[0], b[1], b[2], b[3]
-            ));
-        }
-        for (mi, b) in &plan.boxes {
-            let area = plan.geom.display_box(*b);
-            let (before_png, after_png) = verify::previews(&before, &after, area, run.previews);
-            changes.push(Change {
+            run.result.changes.push(Change {
                 edit_index: edit.index,
                 page: plan.page,
                 op: EditOp::Redact,
@@ -249,8 +269,8 @@ fn verify_and_commit(
                 font_source: "none",
                 font_used: String::new(),
                 verified: true,
-                collateral_pixels: report.changed_pixels_outside,
-                bbox: area,
+                collateral_pixels: k.collateral,
+                bbox: *area,
                 before_png,
                 after_png,
                 field: None,
@@ -274,30 +294,7 @@ fn verify_and_commit(
                 location: img.location.clone(),
             });
         }
-        renders.push((plan.page, before, after));
     }
-    if collateral > 0 {
-        run.rollback(snapshot);
-        for (page, before, _) in renders {
-            run.renders.insert(page, before);
-        }
-        run.fail(
-            edit,
-            "collateral_change",
-            format!(
-                "{collateral} pixels changed outside the redacted areas ({}); rolled back",
-                where_changed.join(", ")
-            ),
-        );
-        return Ok(());
-    }
-    for (page, _, after) in renders {
-        run.renders.insert(page, after);
-        run.models.remove(&page);
-        run.result.touch_page(page);
-    }
-    run.current = new_bytes;
-    run.result.changes.extend(changes);
     if removals.iter().any(|r| r.kind == "font_text_map") {
         // Cached fonts hold the text maps as they were.
         run.fonts = crate::model::fonts::DocFonts::default();
