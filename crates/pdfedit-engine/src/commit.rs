@@ -19,7 +19,7 @@ use pdf_render::raster::Raster;
 
 use crate::model::fonts::DocFonts;
 use crate::run::{timed, Run};
-use crate::types::{Edit, EditResult, Failed, Timings};
+use crate::types::{Change, Edit, EditResult, Failed, Timings};
 use crate::verify::{self, Policy};
 use crate::Error;
 
@@ -89,7 +89,7 @@ pub(crate) struct Pair<'a> {
 pub(crate) trait Checks {
     /// With the render before, ahead of the render after: a refusal that needs only the
     /// page as it was (a growing paragraph needs blank room below it).
-    fn before(&mut self, _page: &PageCheck, _before: &Raster) -> Option<Refusal> {
+    fn before(&mut self, _page: &PageCheck, _before: &Raster, _policy: &Policy) -> Option<Refusal> {
         None
     }
 
@@ -149,6 +149,35 @@ pub(crate) struct Kept {
     pub previews: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
+/// A change of `edit` kept on `page`, shown at `bbox` with its preview crops, verified
+/// when nothing changed outside the areas; what was found and replaced, the font and the
+/// field are the operation's to fill in.
+pub(crate) fn change(
+    edit: &Edit,
+    page: u32,
+    collateral: u64,
+    bbox: [f64; 4],
+    (before_png, after_png): (Vec<u8>, Vec<u8>),
+) -> Change {
+    Change {
+        edit_index: edit.index,
+        page,
+        op: edit.op,
+        find: String::new(),
+        replace: String::new(),
+        font_source: "none",
+        font_used: String::new(),
+        verified: collateral == 0,
+        collateral_pixels: collateral,
+        bbox,
+        before_png,
+        after_png,
+        field: None,
+        value: None,
+        alignment: None,
+    }
+}
+
 /// The outcome of [`commit`].
 pub(crate) enum Verdict {
     /// The candidate is now the current document; one entry per page, in order.
@@ -179,7 +208,7 @@ pub(crate) fn commit(
     let mut where_changed = Vec::new();
     for page in pages {
         let before = render_before(v, page.page)?;
-        if let Some(refusal) = checks.before(page, &before) {
+        if let Some(refusal) = checks.before(page, &before, v.policy) {
             befores.push((page.page, before));
             befores.extend(compared.into_iter().map(|c| (c.page.page, c.before)));
             return Ok(roll_back(v, rules, befores, refusal));

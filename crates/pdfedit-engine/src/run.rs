@@ -129,6 +129,17 @@ impl Run {
         self.models.clear();
     }
 
+    /// Rolls the edit back to `snapshot` and records why it failed.
+    pub(crate) fn refuse(
+        &mut self,
+        snapshot: Document,
+        edit: &Edit,
+        (reason, message): (&'static str, String),
+    ) {
+        self.rollback(snapshot);
+        self.fail(edit, reason, message);
+    }
+
     pub(crate) fn fail(&mut self, edit: &Edit, reason: &'static str, message: String) {
         self.result.failed.push(Failed {
             edit_index: edit.index,

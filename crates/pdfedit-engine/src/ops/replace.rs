@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use pdf_render::raster::Raster;
 
-use crate::commit::{commit, Checks, PageCheck, Refusal, Rules, Verdict};
+use crate::commit::{change, commit, Checks, PageCheck, Refusal, Rules, Verdict};
 use crate::find::Match;
 use crate::model::fonts::DocFonts;
 use crate::model::text::PageGeom;
@@ -18,6 +18,7 @@ use crate::plan::{line, reflow, streams, PagePlan, Planned, REFLOW_NEEDED};
 use crate::run::{timed, Run};
 use crate::save::save;
 use crate::types::{Change, Edit, Fit, FontPolicy};
+use crate::verify::Policy;
 use crate::Error;
 
 /// The moved glyphs of planned changes as display boxes and moves (top-left points).
@@ -41,9 +42,9 @@ type PlannedPage = (u32, PageGeom, PagePlan);
 struct BlankRoom(BTreeMap<u32, Vec<[f64; 4]>>);
 
 impl Checks for BlankRoom {
-    fn before(&mut self, page: &PageCheck, before: &Raster) -> Option<Refusal> {
+    fn before(&mut self, page: &PageCheck, before: &Raster, policy: &Policy) -> Option<Refusal> {
         let boxes = self.0.get(&page.page).filter(|b| !b.is_empty())?;
-        (!reflow::is_blank(before, boxes)).then(|| {
+        (!reflow::is_blank(before, boxes, policy.channel_tolerance)).then(|| {
             (
                 "overflow",
                 "the paragraph needs more lines and the room below it is not empty".into(),
@@ -70,9 +71,8 @@ impl Run {
         }
         let planned = match self.plan_pages(edit, &by_page, policy, keep_prefix)? {
             Ok(planned) => planned,
-            Err((reason, message)) => {
-                self.rollback(snapshot);
-                self.fail(edit, reason, message);
+            Err(refusal) => {
+                self.refuse(snapshot, edit, refusal);
                 return Ok(());
             }
         };
@@ -110,29 +110,18 @@ impl Run {
         };
         for ((page, _, plan), (check, k)) in planned.iter().zip(checks.iter().zip(kept)) {
             self.models.remove(page);
-            for ((c, area), (before_png, after_png)) in
-                plan.changes.iter().zip(&check.shown).zip(k.previews)
-            {
+            for ((c, area), crops) in plan.changes.iter().zip(&check.shown).zip(k.previews) {
                 if let Some(w) = c.warning {
                     self.result.warnings.push(w.to_string());
                 }
                 let m = &by_page[page][c.match_index];
                 self.result.changes.push(Change {
-                    edit_index: edit.index,
-                    page: *page,
-                    op: edit.op,
                     find: m.found.clone(),
                     replace: m.replacement.clone(),
                     font_source: c.font_source,
                     font_used: c.font_used.clone(),
-                    verified: true,
-                    collateral_pixels: k.collateral,
-                    bbox: *area,
-                    before_png,
-                    after_png,
-                    field: None,
-                    value: None,
                     alignment: c.alignment,
+                    ..change(edit, *page, k.collateral, *area, crops)
                 });
             }
         }

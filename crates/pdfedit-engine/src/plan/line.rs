@@ -30,7 +30,6 @@ use crate::plan::style;
 use crate::plan::vertical;
 use crate::plan::{PagePlan, Planned, Refusal, REFLOW_NEEDED};
 use crate::types::{Alignment, Edit, EditOp, Fit, FontPolicy, Style};
-use pdf_fonts::registry::Kind;
 
 /// Plans every match of one edit on one page. `keep_prefix` is non-zero for an inline
 /// insert only: that many bytes of the replacement (the anchor) keep the line's style, and
@@ -412,18 +411,7 @@ impl<'p> Planner<'p> {
         if let Some(name) = &edit.style.font {
             let own_style = font.font.style();
             let resolved =
-                style::resolve_font(name, own_style.bold, own_style.italic).ok_or_else(|| {
-                    (
-                        "missing_glyphs",
-                        format!("style.font {name} is not installed"),
-                    )
-                })?;
-            if policy == FontPolicy::MetricOnly && resolved.kind == Kind::LookAlike {
-                return Err((
-                    "no_metric_font",
-                    format!("style.font {} is a look-alike", resolved.name),
-                ));
-            }
+                style::resolve_style_font(name, own_style.bold, own_style.italic, policy)?;
             let chosen = embed_resolved(doc, fonts, self.model, first, &resolved, tail_text)?;
             return Ok((chosen, Vec::new()));
         }

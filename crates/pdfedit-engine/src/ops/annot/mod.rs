@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use lopdf::{Document, Object};
 use pdf_content::interp::matrix::transform_rect;
 
-use crate::commit::{commit, PageCheck, Plain, Rules, Verdict};
+use crate::commit::{change, commit, PageCheck, Plain, Rules, Verdict};
 use crate::find::{
     anchor_end, inside, mostly_overlaps, page_matches, select, span_boxes, Match, Matcher,
 };
@@ -373,10 +373,8 @@ fn verify_and_keep(
                     run.result.warnings.push(w.to_string());
                 }
                 let m = &d.matches[c.match_index];
+                let crops = (before_png.clone(), after_png.clone());
                 run.result.changes.push(Change {
-                    edit_index: edit.index,
-                    page: page.page,
-                    op: edit.op,
                     find: m.found.clone(),
                     replace: if edit.op == EditOp::Delete {
                         String::new()
@@ -385,14 +383,7 @@ fn verify_and_keep(
                     },
                     font_source: c.font_source,
                     font_used: c.font_used.clone(),
-                    verified: true,
-                    collateral_pixels: k.collateral,
-                    bbox: *area,
-                    before_png: before_png.clone(),
-                    after_png: after_png.clone(),
-                    field: None,
-                    value: None,
-                    alignment: None,
+                    ..change(edit, page.page, k.collateral, *area, crops)
                 });
             }
         }

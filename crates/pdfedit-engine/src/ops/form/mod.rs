@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use lopdf::{Document, ObjectId};
 
-use crate::commit::{commit, PageCheck, Plain, Rules, Verdict, Verifier};
+use crate::commit::{change, commit, PageCheck, Plain, Rules, Verdict, Verifier};
 use crate::model::form::{self as tree, ff, Field, Kind};
 use crate::model::text::page_geom_box;
 use crate::save::save;
@@ -327,21 +327,11 @@ impl FormEdit<'_> {
                 None => (0, (Vec::new(), Vec::new())),
             };
             result.changes.push(Change {
-                edit_index: self.edit.index,
-                page,
-                op: self.edit.op,
-                find: String::new(),
-                replace: String::new(),
                 font_source: w.font_source,
                 font_used: w.font_used.clone(),
-                verified: collateral == 0,
-                collateral_pixels: collateral,
-                bbox,
-                before_png: previews.0,
-                after_png: previews.1,
                 field: Some(w.field.name.clone()),
                 value: Some(reported(snapshot, &w.field, &w.planned)),
-                alignment: None,
+                ..change(self.edit, page, collateral, bbox, previews)
             });
         }
         result.failed.extend(self.failed);

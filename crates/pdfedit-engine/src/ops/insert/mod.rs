@@ -11,18 +11,17 @@
 use lopdf::Document;
 use pdf_content::{FontObject, Glyph, StreamId};
 
-use crate::commit::{commit, PageCheck, Plain, Rules, Verdict, Verifier};
+use crate::commit::{change, commit, PageCheck, Plain, Rules, Verdict, Verifier};
 use crate::model::fonts::DocFonts;
 use crate::model::text::display_box;
 use crate::model::PageModel;
 use crate::plan::choose::{choose_font, embed_resolved, space_width, Seg};
 use crate::plan::streams::{add_font_resource, append_page_stream, hex};
-use crate::plan::style::{parse_hex, resolve_font};
+use crate::plan::style::{parse_hex, resolve_style_font};
 use crate::run::timed;
 use crate::save::save;
 use crate::types::{At, Change, Edit, EditResult, Failed, FontPolicy, InsertSpec};
 use crate::Error;
-use pdf_fonts::registry::Kind;
 
 /// Why an insert was refused: (reason, message).
 type Refusal = (&'static str, String);
@@ -109,23 +108,12 @@ pub(crate) fn apply(
             result.warnings.push(w.into());
         }
     }
-    for (before_png, after_png) in kept.into_iter().flat_map(|k| k.previews) {
+    for crops in kept.into_iter().flat_map(|k| k.previews) {
         result.changes.push(Change {
-            edit_index: edit.index,
-            page: model.number,
-            op: edit.op,
-            find: String::new(),
             replace: spec.text.clone(),
             font_source: planned.font_source,
             font_used: planned.font_used.clone(),
-            verified: true,
-            collateral_pixels: 0,
-            bbox: area,
-            before_png,
-            after_png,
-            field: None,
-            value: None,
-            alignment: None,
+            ..change(edit, model.number, 0, area, crops)
         });
     }
     Ok(true)
@@ -267,18 +255,7 @@ fn draw(
         Some(name) => {
             let own = fonts.get(doc, &g.font).map(|f| f.font.style());
             let (bold, italic) = own.map_or((false, false), |s| (s.bold, s.italic));
-            let resolved = resolve_font(name, bold, italic).ok_or_else(|| {
-                (
-                    "missing_glyphs",
-                    format!("style.font {name} is not installed"),
-                )
-            })?;
-            if policy == FontPolicy::MetricOnly && resolved.kind == Kind::LookAlike {
-                return Err((
-                    "no_metric_font",
-                    format!("style.font {} is a look-alike", resolved.name),
-                ));
-            }
+            let resolved = resolve_style_font(name, bold, italic, policy)?;
             embed_resolved(doc, fonts, model, &reference, &resolved, &spec.text)?
         }
         None => choose_font(doc, fonts, model, &reference, &spec.text, policy)?,
@@ -316,26 +293,7 @@ fn draw(
         Some(c) => c,
         None => g.fill_rgb.unwrap_or([0.0, 0.0, 0.0]),
     };
-    let space = space_width(&font.font);
-    let mut tj = String::new();
-    let mut width = 0.0; // text space units (1/1000 em at size 1 of the matrix)
-    for seg in &chosen.segs {
-        match seg {
-            Seg::Codes(codes) => {
-                tj += &format!("<{}>", hex(codes));
-                let mut rest = codes.as_slice();
-                while !rest.is_empty() {
-                    let (code, used) = font.font.next_code(rest);
-                    width += font.font.width(code);
-                    rest = &rest[used.clamp(1, rest.len())..];
-                }
-            }
-            Seg::Space => {
-                tj += &format!(" {} ", fmt(-space));
-                width += space;
-            }
-        }
-    }
+    let (tj, width) = shown_text(&font.font, &chosen.segs);
     let ops = format!(
         "q\nBT\n/{} 1 Tf\n{} {} {} rg\n{} Tm\n[{}] TJ\nET\nQ\n",
         String::from_utf8_lossy(&name),
@@ -347,8 +305,44 @@ fn draw(
     );
     append_page_stream(doc, model.page_id, ops.into_bytes())
         .map_err(|e| ("unsupported_layout", e))?;
-    // Box: advance along the baseline, descent..ascent across it (font units 1/1000).
-    let d = font.font.descriptor();
+    Ok(Drawn {
+        area: text_box(&font.font, &m, width),
+        font_source: chosen.source,
+        font_used: chosen.name,
+        warning: chosen.warning,
+    })
+}
+
+/// The `TJ` array's contents for `segs` (hex codes, a word space as a number) and the
+/// text's width in text space units (1/1000 em at size 1 of the matrix).
+fn shown_text(font: &pdf_fonts::Font, segs: &[Seg]) -> (String, f64) {
+    let space = space_width(font);
+    let mut tj = String::new();
+    let mut width = 0.0;
+    for seg in segs {
+        match seg {
+            Seg::Codes(codes) => {
+                tj += &format!("<{}>", hex(codes));
+                let mut rest = codes.as_slice();
+                while !rest.is_empty() {
+                    let (code, used) = font.next_code(rest);
+                    width += font.width(code);
+                    rest = &rest[used.clamp(1, rest.len())..];
+                }
+            }
+            Seg::Space => {
+                tj += &format!(" {} ", fmt(-space));
+                width += space;
+            }
+        }
+    }
+    (tj, width)
+}
+
+/// The box (user space) of text `width` long drawn with matrix `m`: its advance along the
+/// baseline, descent to ascent across it (font units 1/1000).
+fn text_box(font: &pdf_fonts::Font, m: &[f64; 6], width: f64) -> [f64; 4] {
+    let d = font.descriptor();
     let (asc, desc) = (
         if d.ascent > 0.0 { d.ascent } else { 800.0 },
         if d.descent < 0.0 { d.descent } else { -200.0 },
@@ -362,12 +356,7 @@ fn draw(
     let ys = corners.map(|c| c.1);
     let min = |v: [f64; 4]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let max = |v: [f64; 4]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Ok(Drawn {
-        area: [min(xs), min(ys), max(xs), max(ys)],
-        font_source: chosen.source,
-        font_used: chosen.name,
-        warning: chosen.warning,
-    })
+    [min(xs), min(ys), max(xs), max(ys)]
 }
 
 fn first_page_stream(model: &PageModel) -> Option<StreamId> {

@@ -25,7 +25,7 @@ mod widths;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::commit::{commit, Checks, PageCheck, Pair, Rules, Verdict};
+use crate::commit::{change, commit, Checks, PageCheck, Pair, Rules, Verdict};
 use crate::find::{line_matches, Match, Matcher};
 use crate::plan::streams;
 use crate::run::{timed, Run};
@@ -65,25 +65,7 @@ pub(crate) fn apply(
     let pages = run.page_ids();
     matches.extend(wrapped(run, edit, matcher)?);
     if matches.is_empty() {
-        let scanned = scanned_pages(run, edit)?;
-        if scanned.is_empty() {
-            run.result.unmatched.push(Unmatched {
-                edit_index: edit.index,
-                op: edit.op,
-                find: edit.find.clone(),
-            });
-        } else {
-            run.fail(
-                edit,
-                "scanned_text",
-                format!(
-                    "the text was not found in any text layer, and page(s) {} are scanned \
-                     images without one: text inside an image cannot be redacted as text",
-                    join(&scanned)
-                ),
-            );
-        }
-        return Ok(());
+        return not_found(run, edit);
     }
     let snapshot = run.doc.clone();
     let mut by_page: BTreeMap<u32, Vec<Match>> = BTreeMap::new();
@@ -92,78 +74,8 @@ pub(crate) fn apply(
     }
     let mut plans = Vec::new();
     for (page, ms) in by_page {
-        let page_id = pages[&page];
-        run.model(page, page_id)?;
-        let model = &run.models[&page];
-        // Glyphs that stay drawn but lose the matched text from their font's text map;
-        // matches made only of such glyphs change no drawing.
-        let cuts: Vec<(usize, String)> = ms
-            .iter()
-            .flat_map(|m| m.unicode_cuts.iter().cloned())
-            .collect();
-        let ms: Vec<Match> = ms.into_iter().filter(|m| !m.glyphs.is_empty()).collect();
-        // A word of an invisible OCR layer over a scan is redacted like any other: its
-        // glyphs go, and the image pixels under its box (the word as seen) are zeroed.
-        let placements = crate::image::placements::placements(&run.doc, model);
-        let glyphs = &model.glyphs.glyphs;
-        let vertical: HashSet<usize> = ms
-            .iter()
-            .flat_map(|m| m.glyphs.iter().copied())
-            .filter(|&g| {
-                run.fonts
-                    .get(&run.doc, &glyphs[g].font)
-                    .is_some_and(|f| f.font.is_vertical())
-            })
-            .collect();
-        let dropped: HashMap<usize, widths::Dropped> = ms
-            .iter()
-            .flat_map(|m| m.glyphs.iter().copied())
-            .map(|g| (g, widths::dropped(&run.doc, &mut run.fonts, &glyphs[g])))
-            .collect();
-        // Only matches with glyphs to remove change the drawing.
-        let drawn = if ms.is_empty() {
-            Ok((Vec::new(), Vec::new()))
-        } else {
-            content::plan(model, &ms, &|g| vertical.contains(&g), &|g| {
-                dropped.get(&g).copied().unwrap_or_default()
-            })
-            .map_err(|e| ("unsupported_layout", e))
-            .and_then(|plan| {
-                for (sid, bytes) in &plan.streams {
-                    streams::write_stream(&mut run.doc, model, *sid, bytes)
-                        .map_err(|e| ("unsupported_layout", e))?;
-                }
-                let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
-                let masked =
-                    images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
-                content::draw_boxes(&mut run.doc, page_id, &boxes)
-                    .map_err(|e| ("engine_error", e))?;
-                Ok((plan.boxes, masked))
-            })
-        };
-        let outcome = drawn.and_then(|(boxes, masked)| {
-            let maps = crate::find::clusters::rewrite_text_maps(&mut run.doc, model, &cuts)
-                .map_err(|e| ("unsupported_layout", e))?;
-            Ok((boxes, masked, maps))
-        });
-        match outcome {
-            Ok((boxes, images, text_maps)) => plans.push(PagePlan {
-                text_maps,
-                ink_margins: ms
-                    .iter()
-                    .map(|m| {
-                        // A third of the em: descenders of fonts whose descriptor
-                        // claims no descent reach that far below the box.
-                        let t = glyphs[m.glyphs[0]].trm;
-                        0.3 * (t[2] * t[2] + t[3] * t[3]).sqrt()
-                    })
-                    .collect(),
-                page,
-                matches: ms,
-                boxes,
-                images,
-                geom: model.geom,
-            }),
+        match plan_page(run, page, pages[&page], ms)? {
+            Ok(plan) => plans.push(plan),
             Err((reason, message)) => {
                 run.rollback(snapshot);
                 run.fail(edit, reason, format!("page {page}: {message}"));
@@ -175,6 +87,110 @@ pub(crate) fn apply(
         return Ok(());
     }
     verify_and_commit(run, edit, snapshot, plans)
+}
+
+/// A redaction that found nothing: `unmatched[]`, or `scanned_text` when pages in its
+/// scope are scanned images without a text layer.
+fn not_found(run: &mut Run, edit: &Edit) -> Result<(), Error> {
+    let scanned = scanned_pages(run, edit)?;
+    if scanned.is_empty() {
+        run.result.unmatched.push(Unmatched {
+            edit_index: edit.index,
+            op: edit.op,
+            find: edit.find.clone(),
+        });
+    } else {
+        run.fail(
+            edit,
+            "scanned_text",
+            format!(
+                "the text was not found in any text layer, and page(s) {} are scanned \
+                 images without one: text inside an image cannot be redacted as text",
+                join(&scanned)
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Plans and writes one page's redaction: the glyphs leave their streams, the images
+/// under the boxes are masked, the black boxes drawn, and the font text maps that held
+/// the text cut.
+fn plan_page(
+    run: &mut Run,
+    page: u32,
+    page_id: lopdf::ObjectId,
+    ms: Vec<Match>,
+) -> Result<Result<PagePlan, Refusal>, Error> {
+    run.model(page, page_id)?;
+    let model = &run.models[&page];
+    // Glyphs that stay drawn but lose the matched text from their font's text map;
+    // matches made only of such glyphs change no drawing.
+    let cuts: Vec<(usize, String)> = ms
+        .iter()
+        .flat_map(|m| m.unicode_cuts.iter().cloned())
+        .collect();
+    let ms: Vec<Match> = ms.into_iter().filter(|m| !m.glyphs.is_empty()).collect();
+    // A word of an invisible OCR layer over a scan is redacted like any other: its
+    // glyphs go, and the image pixels under its box (the word as seen) are zeroed.
+    let placements = crate::image::placements::placements(&run.doc, model);
+    let glyphs = &model.glyphs.glyphs;
+    let vertical: HashSet<usize> = ms
+        .iter()
+        .flat_map(|m| m.glyphs.iter().copied())
+        .filter(|&g| {
+            run.fonts
+                .get(&run.doc, &glyphs[g].font)
+                .is_some_and(|f| f.font.is_vertical())
+        })
+        .collect();
+    let dropped: HashMap<usize, widths::Dropped> = ms
+        .iter()
+        .flat_map(|m| m.glyphs.iter().copied())
+        .map(|g| (g, widths::dropped(&run.doc, &mut run.fonts, &glyphs[g])))
+        .collect();
+    // Only matches with glyphs to remove change the drawing.
+    let drawn = if ms.is_empty() {
+        Ok((Vec::new(), Vec::new()))
+    } else {
+        content::plan(model, &ms, &|g| vertical.contains(&g), &|g| {
+            dropped.get(&g).copied().unwrap_or_default()
+        })
+        .map_err(|e| ("unsupported_layout", e))
+        .and_then(|plan| {
+            for (sid, bytes) in &plan.streams {
+                streams::write_stream(&mut run.doc, model, *sid, bytes)
+                    .map_err(|e| ("unsupported_layout", e))?;
+            }
+            let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
+            let masked =
+                images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
+            content::draw_boxes(&mut run.doc, page_id, &boxes).map_err(|e| ("engine_error", e))?;
+            Ok((plan.boxes, masked))
+        })
+    };
+    let outcome = drawn.and_then(|(boxes, masked)| {
+        let maps = crate::find::clusters::rewrite_text_maps(&mut run.doc, model, &cuts)
+            .map_err(|e| ("unsupported_layout", e))?;
+        Ok((boxes, masked, maps))
+    });
+    Ok(outcome.map(|(boxes, images, text_maps)| PagePlan {
+        text_maps,
+        ink_margins: ms
+            .iter()
+            .map(|m| {
+                // A third of the em: descenders of fonts whose descriptor claims no
+                // descent reach that far below the box.
+                let t = glyphs[m.glyphs[0]].trm;
+                0.3 * (t[2] * t[2] + t[3] * t[3]).sqrt()
+            })
+            .collect(),
+        page,
+        matches: ms,
+        boxes,
+        images,
+        geom: model.geom,
+    }))
 }
 
 /// A redaction's noise rounds (see [`noise`]): glyphs PDFium now places an `f32` rounding
@@ -257,25 +273,10 @@ fn verify_and_commit(
     let mut removals = Vec::new();
     for ((plan, page), k) in plans.iter().zip(&pages).zip(kept) {
         run.models.remove(&plan.page);
-        for (((mi, _), area), (before_png, after_png)) in
-            plan.boxes.iter().zip(&page.shown).zip(k.previews)
-        {
+        for (((mi, _), area), crops) in plan.boxes.iter().zip(&page.shown).zip(k.previews) {
             run.result.changes.push(Change {
-                edit_index: edit.index,
-                page: plan.page,
-                op: EditOp::Redact,
                 find: plan.matches[*mi].found.clone(),
-                replace: String::new(),
-                font_source: "none",
-                font_used: String::new(),
-                verified: true,
-                collateral_pixels: k.collateral,
-                bbox: *area,
-                before_png,
-                after_png,
-                field: None,
-                value: None,
-                alignment: None,
+                ..change(edit, plan.page, k.collateral, *area, crops)
             });
         }
         for map in &plan.text_maps {
