@@ -150,41 +150,7 @@ impl Font {
             Some(b"CIDFontType0") => FontKind::CidType0,
             _ => FontKind::CidType2,
         };
-        let (codespace, coding, vertical) = match obj::get(doc, font, b"Encoding") {
-            Some(Object::Name(n)) => {
-                let name = String::from_utf8_lossy(n).into_owned();
-                let coding = if name.starts_with("Identity") {
-                    CidCoding::Identity
-                } else {
-                    CidCoding::Predefined
-                };
-                (predefined_codespace(&name), coding, name.ends_with("-V"))
-            }
-            Some(Object::Stream(s)) => {
-                let cmap = s
-                    .get_plain_content_with_limit(obj::MAX_STREAM)
-                    .map(|d| CMap::parse(&d))
-                    .unwrap_or_default();
-                let parent = cmap.use_cmap.clone().unwrap_or_default();
-                let space = if cmap.codespace.is_empty() {
-                    predefined_codespace(&parent)
-                } else {
-                    cmap.codespace.clone()
-                };
-                let coding = if !cmap.cids.is_empty() {
-                    CidCoding::Embedded(cmap.cids)
-                } else if parent.is_empty() || parent.starts_with("Identity") {
-                    CidCoding::Identity
-                } else {
-                    CidCoding::Predefined
-                };
-                let vertical = cmap.vertical
-                    || parent.ends_with("-V")
-                    || obj::num(doc, &s.dict, b"WMode") == Some(1.0);
-                (space, coding, vertical)
-            }
-            _ => (CodeSpace::two_byte(), CidCoding::Identity, false),
-        };
+        let (codespace, coding, vertical) = cid_encoding(doc, font);
         let fd = obj::dict(doc, cid_font, b"FontDescriptor");
         let descriptor = fd.map(|d| Descriptor::read(doc, d)).unwrap_or_default();
         let program = fd.and_then(|d| Program::load(doc, d));
@@ -427,5 +393,45 @@ impl Font {
     /// Whether this is a Type0 (composite) font.
     pub fn is_composite(&self) -> bool {
         self.cid.is_some()
+    }
+}
+
+/// A Type 0 font's `/Encoding`: its codespace, how its codes map to CIDs, and whether it
+/// writes vertically (a predefined CMap by name, or an embedded CMap stream).
+fn cid_encoding(doc: &Document, font: &Dictionary) -> (CodeSpace, CidCoding, bool) {
+    match obj::get(doc, font, b"Encoding") {
+        Some(Object::Name(n)) => {
+            let name = String::from_utf8_lossy(n).into_owned();
+            let coding = if name.starts_with("Identity") {
+                CidCoding::Identity
+            } else {
+                CidCoding::Predefined
+            };
+            (predefined_codespace(&name), coding, name.ends_with("-V"))
+        }
+        Some(Object::Stream(s)) => {
+            let cmap = s
+                .get_plain_content_with_limit(obj::MAX_STREAM)
+                .map(|d| CMap::parse(&d))
+                .unwrap_or_default();
+            let parent = cmap.use_cmap.clone().unwrap_or_default();
+            let space = if cmap.codespace.is_empty() {
+                predefined_codespace(&parent)
+            } else {
+                cmap.codespace.clone()
+            };
+            let coding = if !cmap.cids.is_empty() {
+                CidCoding::Embedded(cmap.cids)
+            } else if parent.is_empty() || parent.starts_with("Identity") {
+                CidCoding::Identity
+            } else {
+                CidCoding::Predefined
+            };
+            let vertical = cmap.vertical
+                || parent.ends_with("-V")
+                || obj::num(doc, &s.dict, b"WMode") == Some(1.0);
+            (space, coding, vertical)
+        }
+        _ => (CodeSpace::two_byte(), CidCoding::Identity, false),
     }
 }

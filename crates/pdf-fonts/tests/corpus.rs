@@ -108,6 +108,7 @@ fn shown_strings(
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // a test: one corpus scenario, read top to bottom (tests are exempt, #15 item 9)
 fn corpus_fonts() {
     let dir = corpus_dir();
     let Ok(manifest) = std::fs::read_to_string(dir.join("manifest.json")) else {

@@ -3,12 +3,14 @@
 //! Most of a page is unchanged after an edit, so the loop is built for the equal case:
 //! rows are compared as whole slices first (a `memcmp`), and differing rows in 24-byte
 //! blocks (eight RGB pixels, three `u64` words) before any per-pixel work. Only blocks that
-//! differ are examined pixel by pixel with a small per-channel tolerance.
+//! differ are examined pixel by pixel with a per-channel tolerance the caller gives (the
+//! engine's verification policy; [`CHANNEL_TOLERANCE`] is its default).
 
 use crate::raster::Raster;
 use crate::{Error, Result};
 
-/// Per-channel difference still counted as "the same" (rounding noise of a re-encode).
+/// The default per-channel difference still counted as "the same" (rounding noise of a
+/// re-encode); callers pass the tolerance they use to [`diff`].
 pub const CHANNEL_TOLERANCE: u8 = 8;
 
 /// What changed between two rasters.
@@ -23,12 +25,14 @@ pub struct DiffReport {
 }
 
 /// Compares `before` and `after` (same size), ignoring `ignore_boxes` (top-left page
-/// points) grown by `dilate_px` pixels on every side.
+/// points) grown by `dilate_px` pixels on every side; a pixel changed when some channel
+/// differs by more than `tolerance`.
 pub fn diff(
     before: &Raster,
     after: &Raster,
     ignore_boxes: &[[f64; 4]],
     dilate_px: u32,
+    tolerance: u8,
 ) -> Result<DiffReport> {
     if before.width != after.width
         || before.height != after.height
@@ -58,7 +62,7 @@ pub fn diff(
                 .filter(|r| r[1] <= y && y < r[3])
                 .map(|r| (r[0], r[2])),
         );
-        for_each_changed_pixel(a, b, |x| {
+        for_each_changed_pixel(a, b, tolerance, |x| {
             report.changed_pixels_total += 1;
             if row_ignores.iter().any(|&(x0, x1)| x0 <= x && x < x1) {
                 return;
@@ -83,8 +87,8 @@ pub fn diff(
 }
 
 /// Calls `hit(x)` for every pixel of two equal-length RGB rows that differs by more than
-/// [`CHANNEL_TOLERANCE`] in some channel.
-fn for_each_changed_pixel(a: &[u8], b: &[u8], mut hit: impl FnMut(usize)) {
+/// `tolerance` in some channel.
+fn for_each_changed_pixel(a: &[u8], b: &[u8], tolerance: u8, mut hit: impl FnMut(usize)) {
     const BLOCK: usize = 24; // 8 pixels, 3 u64 words
     let blocks = a.len() / BLOCK;
     for i in 0..blocks {
@@ -95,10 +99,10 @@ fn for_each_changed_pixel(a: &[u8], b: &[u8], mut hit: impl FnMut(usize)) {
         if words_equal(pa, pb) {
             continue;
         }
-        check_pixels(pa, pb, i * 8, &mut hit);
+        check_pixels(pa, pb, i * 8, tolerance, &mut hit);
     }
     let tail = blocks * BLOCK;
-    check_pixels(&a[tail..], &b[tail..], blocks * 8, &mut hit);
+    check_pixels(&a[tail..], &b[tail..], blocks * 8, tolerance, &mut hit);
 }
 
 fn words_equal(a: &[u8], b: &[u8]) -> bool {
@@ -109,7 +113,7 @@ fn words_equal(a: &[u8], b: &[u8]) -> bool {
     })
 }
 
-fn check_pixels(a: &[u8], b: &[u8], first_x: usize, hit: &mut impl FnMut(usize)) {
+fn check_pixels(a: &[u8], b: &[u8], first_x: usize, tolerance: u8, hit: &mut impl FnMut(usize)) {
     for (k, (pa, pb)) in a.chunks_exact(3).zip(b.chunks_exact(3)).enumerate() {
         let delta = pa
             .iter()
@@ -117,7 +121,7 @@ fn check_pixels(a: &[u8], b: &[u8], first_x: usize, hit: &mut impl FnMut(usize))
             .map(|(x, y)| x.abs_diff(*y))
             .max()
             .unwrap_or(0);
-        if delta > CHANNEL_TOLERANCE {
+        if delta > tolerance {
             hit(first_x + k);
         }
     }
@@ -164,7 +168,7 @@ mod tests {
     #[test]
     fn identical_rasters_have_no_changes() {
         let a = blank(37, 11);
-        let rep = diff(&a, &a.clone(), &[], 0).expect("same size");
+        let rep = diff(&a, &a.clone(), &[], 0, CHANNEL_TOLERANCE).expect("same size");
         assert_eq!(rep, DiffReport::default());
     }
 
@@ -175,11 +179,13 @@ mod tests {
         paint(&mut b, 21, 21); // inside box [10,10,12,12] pt = px [20,24)
         paint(&mut b, 25, 21); // inside only after dilating by 2 px
         paint(&mut b, 90, 40); // outside
-        let rep = diff(&a, &b, &[[10.0, 10.0, 12.0, 12.0]], 2).expect("same size");
+        let rep =
+            diff(&a, &b, &[[10.0, 10.0, 12.0, 12.0]], 2, CHANNEL_TOLERANCE).expect("same size");
         assert_eq!(rep.changed_pixels_total, 3);
         assert_eq!(rep.changed_pixels_outside, 1);
         assert_eq!(rep.bbox_of_changes, Some([45.0, 20.0, 45.5, 20.5]));
-        let rep = diff(&a, &b, &[[10.0, 10.0, 12.0, 12.0]], 0).expect("same size");
+        let rep =
+            diff(&a, &b, &[[10.0, 10.0, 12.0, 12.0]], 0, CHANNEL_TOLERANCE).expect("same size");
         assert_eq!(rep.changed_pixels_outside, 2);
     }
 
@@ -188,7 +194,14 @@ mod tests {
         let a = blank(9, 3);
         let mut b = a.clone();
         b.pixels[4] = 250;
-        assert_eq!(diff(&a, &b, &[], 0).expect("ok").changed_pixels_total, 0);
-        assert!(diff(&a, &blank(9, 4), &[], 0).is_err());
+        assert_eq!(
+            diff(&a, &b, &[], 0, CHANNEL_TOLERANCE)
+                .expect("ok")
+                .changed_pixels_total,
+            0
+        );
+        assert!(diff(&a, &blank(9, 4), &[], 0, CHANNEL_TOLERANCE).is_err());
+        // A stricter tolerance counts the small difference.
+        assert_eq!(diff(&a, &b, &[], 0, 2).expect("ok").changed_pixels_total, 1);
     }
 }

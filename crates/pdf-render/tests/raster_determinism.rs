@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use pdf_render::diff::diff;
+use pdf_render::diff::{diff, CHANNEL_TOLERANCE};
 use pdf_render::raster::{crop_png, rasterize_page, VERIFY_PX_PER_PT};
 
 fn root() -> PathBuf {
@@ -43,7 +43,7 @@ fn two_renders_of_the_same_bytes_are_identical() {
         let b = rasterize_page(&bytes, None, 0, VERIFY_PX_PER_PT).expect("renders");
         assert_eq!(a.width, b.width);
         assert!(a.pixels == b.pixels, "{name}: renders differ");
-        let rep = diff(&a, &b, &[], 0).expect("same size");
+        let rep = diff(&a, &b, &[], 0, CHANNEL_TOLERANCE).expect("same size");
         assert_eq!(rep.changed_pixels_total, 0);
         let png = crop_png(&a, [50.0, 50.0, 300.0, 120.0], 200_000).expect("png");
         assert!(png.len() <= 200_000 && png.starts_with(b"\x89PNG"));

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod commit;
 mod error;
 mod find;
 mod flags;

@@ -9,9 +9,10 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use lopdf::encryption::EncryptionState;
 use lopdf::Document;
 
-use crate::find::compile;
+use crate::find::{compile, Matcher};
 use crate::flags;
 use crate::model::fonts::DocFonts;
 use crate::open::crypt;
@@ -58,42 +59,18 @@ pub fn locate(bytes: &[u8], request: &EditRequest) -> Result<EditResult, EditErr
     Ok(result)
 }
 
+/// The pipeline's stages: check the request, open the document, classify it, run each
+/// edit through its operation, finish (redactions, OCR text layer), and write the output.
 fn edit_inner(
     bytes: &[u8],
     request: &EditRequest,
     started: Instant,
     locate_only: bool,
 ) -> Result<EditResult, EditError> {
-    let matchers = request
-        .edits
-        .iter()
-        .map(|e| {
-            match (e.op, &e.form) {
-                (EditOp::Form, Some(_)) => return Ok(None),
-                (EditOp::Form, None) => {
-                    return Err(format!("edit {}: form needs fields", e.index));
-                }
-                (EditOp::Insert, _) => {
-                    return style::check(&e.style)
-                        .map(|()| None)
-                        .map_err(|m| format!("edit {}: {m}", e.index));
-                }
-                _ => {}
-            }
-            if e.op == EditOp::Replace && e.replace.is_empty() {
-                return Err(format!("edit {}: replace needs a replace text", e.index));
-            }
-            style::check(&e.style).map_err(|m| format!("edit {}: {m}", e.index))?;
-            compile(e)
-                .map(Some)
-                .map_err(|m| format!("edit {}: {m}", e.index))
-        })
-        .collect::<Result<Vec<_>, String>>()
-        .map_err(|m| EditError::Engine(Error::InvalidRequest(m)))?;
+    let matchers = checked_edits(request)?;
     if let Some(text) = &request.options.mark {
         mark::check(text)?;
     }
-    let password = request.password.as_deref();
     let ocr = match &request.options.ocr {
         Some(o) => Some(OcrRun {
             languages: o.language_arg()?,
@@ -102,43 +79,18 @@ fn edit_inner(
         }),
         None => None,
     };
-    let info = crate::open::open_info_within(bytes, password, &request.options.limits)?;
-    if !info.signatures.is_empty() && !request.options.break_signature {
-        return Err(EditError::SignedDocument);
-    }
-    // Encrypted input: decrypt with the given password, edit and verify the plain
-    // document, and encrypt the output again with the same security handler and keys.
-    let (doc, protection) = if info.encrypted {
-        let loaded = crypt::open_encrypted(bytes, password.unwrap_or(""));
+    let Some((doc, opened)) = open(bytes, request)? else {
         // PDFium opened it with this password, so the password is right: what is missing
         // is our writer's support for this security handler. Refuse per edit, as data.
-        let Some((doc, state)) = loaded else {
-            return Ok(refuse_all(
-                bytes,
-                request,
-                FailReason::EncryptionUnsupported,
-            ));
-        };
-        (doc, Some(state))
-    } else {
-        let doc = Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?;
-        (doc, None)
-    };
-    crate::open::check_pages(&doc, info.page_count)?;
-    // SPEC rule 13: a signed document is saved as an incremental update after its own
-    // bytes (the signed revision kept byte for byte), except when it is redacted: a
-    // redaction rewrites the whole file (an update would keep the removed text) and takes
-    // the signatures out.
-    let signed = !info.signatures.is_empty();
-    let redacting = request.edits.iter().any(|e| e.op == EditOp::Redact);
-    let loaded = (signed && !redacting).then(|| doc.clone());
-    let docmdp = if signed {
-        signatures::docmdp_permission(&doc)
-    } else {
-        None
+        return Ok(refuse_all(
+            bytes,
+            request,
+            FailReason::EncryptionUnsupported,
+        ));
     };
     let span_boxes = if request.edits.iter().any(|e| e.scope.span_ids.is_some()) {
         let o = request.options.ocr.as_ref();
+        let password = request.password.as_deref();
         Some(
             crate::read::read_text_checked(bytes, password, None, true, false, o)?
                 .0
@@ -164,95 +116,17 @@ fn edit_inner(
         },
         ocr,
         previews: !request.options.lazy_previews,
+        verify: crate::verify::Policy::default(),
     };
-    // SPEC rule 12: classify the document, and refuse `watermark: off` before any work.
-    let facts = flags::gather(&mut run, &info.signatures);
-    run.result.flags = flags::classify(&facts);
-    let mark_edited = edited_mark::decide(
-        request.options.watermark,
-        !run.result.flags.is_empty(),
-        request.options.watermark_off_allowed,
-    )
-    .map_err(|_| {
-        let kinds: Vec<&str> = run.result.flags.iter().map(|f| f.kind).collect();
-        EditError::WatermarkOffForbidden(kinds.join(", "))
-    })?;
+    let mark_edited = classify(&mut run, &opened, request)?;
     let baseline = run.current.clone();
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
-        let Some(matcher) = matcher else {
-            if let Some(spec) = &edit.form {
-                run.timed_edit(|run| run.form(edit, spec, request.options.font_policy))?;
-            } else if edit.op == EditOp::Insert {
-                run.timed_edit(|run| run.insert(edit, request.options.font_policy))?;
-            }
-            continue;
-        };
-        let matches = run.timed_edit(|run| run.find(edit, matcher, span_boxes.as_deref()))?;
-        if locate_only {
-            let found = !matches.is_empty()
-                || match edit.op {
-                    EditOp::Redact => redact::locate(&mut run, edit, matcher)?,
-                    _ => {
-                        annot::locate(&mut run, edit, matcher, span_boxes.as_deref())?
-                            || !form::text::field_edits(
-                                &run.doc,
-                                edit,
-                                matcher,
-                                span_boxes.as_deref(),
-                            )
-                            .is_empty()
-                    }
-                };
-            if !found {
-                run.result.unmatched.push(Unmatched {
-                    edit_index: edit.index,
-                    op: edit.op,
-                    find: edit.find.clone(),
-                });
-            }
-            continue;
+        let spans = span_boxes.as_deref();
+        match matcher {
+            None => run_textless_edit(&mut run, edit, request)?,
+            Some(m) if locate_only => locate_edit(&mut run, edit, m, spans)?,
+            Some(m) => run_edit(&mut run, edit, m, request, spans)?,
         }
-        // Matches among the OCR words of scanned pages: the text is the image.
-        let (scanned, matches): (Vec<_>, Vec<_>) = matches.into_iter().partition(|m| m.ocr);
-        if !scanned.is_empty() {
-            if edit.op == EditOp::Redact {
-                run.fail(
-                    edit,
-                    FailReason::ScannedText,
-                    format!(
-                        "\"{}\" is part of a scanned image on page {}; a redaction cannot \
-                         remove text that is only pixels",
-                        scanned[0].found, scanned[0].page
-                    ),
-                );
-            } else {
-                run.timed_edit(|run| run.raster(edit, scanned))?;
-            }
-            if matches.is_empty() {
-                continue;
-            }
-        }
-        if edit.op == EditOp::Redact {
-            run.timed_edit(|run| redact::apply(run, edit, matcher, matches))?;
-            continue;
-        }
-        if matches.is_empty() {
-            let policy = request.options.font_policy;
-            let spans = span_boxes.as_deref();
-            if run.timed_edit(|run| annot::apply(run, edit, matcher, policy, spans))? {
-                continue;
-            }
-            if run.timed_edit(|run| run.form_text(edit, matcher, spans, policy))? {
-                continue;
-            }
-            run.result.unmatched.push(Unmatched {
-                edit_index: edit.index,
-                op: edit.op,
-                find: edit.find.clone(),
-            });
-            continue;
-        }
-        run.timed_edit(|run| run.apply(edit, matches, request.options.font_policy, 0))?;
     }
     if locate_only {
         let mut result = run.result;
@@ -262,124 +136,367 @@ fn edit_inner(
     if request.edits.iter().any(|e| e.op == EditOp::Redact) {
         redact::finish(&mut run, request, &matchers)?;
     }
-    // options.ocr_text_layer: the words of every OCR'd page as invisible text (no pixel
-    // changes, so after verification).
-    let mut layered = false;
-    if request.options.ocr_text_layer {
-        let scanned: Vec<crate::ocr::OcrPage> = run
-            .ocr
-            .as_ref()
-            .map(|o| o.pages.values().flatten().cloned().collect())
-            .unwrap_or_default();
-        for page in &scanned {
-            let n = crate::ops::ocr_layer::add(&mut run.doc, page).map_err(Error::Engine)?;
-            layered |= n > 0;
+    let layered = ocr_text_layer(&mut run, request)?;
+    write_output(
+        run,
+        bytes,
+        request,
+        &opened,
+        Outcome {
+            mark_edited,
+            baseline,
+            layered,
+        },
+    )
+}
+
+/// Each edit checked and its text compiled (`None` for form and insert edits, which find
+/// no text); the first bad edit refuses the request.
+fn checked_edits(request: &EditRequest) -> Result<Vec<Option<Matcher>>, EditError> {
+    request
+        .edits
+        .iter()
+        .map(|e| {
+            match (e.op, &e.form) {
+                (EditOp::Form, Some(_)) => return Ok(None),
+                (EditOp::Form, None) => {
+                    return Err(format!("edit {}: form needs fields", e.index));
+                }
+                (EditOp::Insert, _) => {
+                    return style::check(&e.style)
+                        .map(|()| None)
+                        .map_err(|m| format!("edit {}: {m}", e.index));
+                }
+                _ => {}
+            }
+            if e.op == EditOp::Replace && e.replace.is_empty() {
+                return Err(format!("edit {}: replace needs a replace text", e.index));
+            }
+            style::check(&e.style).map_err(|m| format!("edit {}: {m}", e.index))?;
+            compile(e)
+                .map(Some)
+                .map_err(|m| format!("edit {}: {m}", e.index))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|m| EditError::Engine(Error::InvalidRequest(m)))
+}
+
+/// What writing an opened document back depends on.
+struct Opened {
+    info: crate::DocInfo,
+    /// The security handler and keys of an encrypted input, to encrypt the output again.
+    protection: Option<EncryptionState>,
+    signed: bool,
+    redacting: bool,
+    /// A signed document as loaded, for an incremental update after its bytes.
+    loaded: Option<Document>,
+    /// A certification signature's DocMDP permission.
+    docmdp: Option<i64>,
+}
+
+/// Opens the document (decrypted) under the request's limits: refused when it is signed
+/// and `break_signature` is not set; `None` when it is encrypted with a handler the writer
+/// cannot write back.
+fn open(bytes: &[u8], request: &EditRequest) -> Result<Option<(Document, Opened)>, EditError> {
+    let password = request.password.as_deref();
+    let info = crate::open::open_info_within(bytes, password, &request.options.limits)?;
+    if !info.signatures.is_empty() && !request.options.break_signature {
+        return Err(EditError::SignedDocument);
+    }
+    // Encrypted input: decrypt with the given password, edit and verify the plain
+    // document, and encrypt the output again with the same security handler and keys.
+    let (doc, protection) = if info.encrypted {
+        let Some((doc, state)) = crypt::open_encrypted(bytes, password.unwrap_or("")) else {
+            return Ok(None);
+        };
+        (doc, Some(state))
+    } else {
+        let doc = Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?;
+        (doc, None)
+    };
+    crate::open::check_pages(&doc, info.page_count)?;
+    // SPEC rule 13: a signed document is saved as an incremental update after its own
+    // bytes (the signed revision kept byte for byte), except when it is redacted: a
+    // redaction rewrites the whole file (an update would keep the removed text) and takes
+    // the signatures out.
+    let signed = !info.signatures.is_empty();
+    let redacting = request.edits.iter().any(|e| e.op == EditOp::Redact);
+    let loaded = (signed && !redacting).then(|| doc.clone());
+    let docmdp = if signed {
+        signatures::docmdp_permission(&doc)
+    } else {
+        None
+    };
+    let opened = Opened {
+        info,
+        protection,
+        signed,
+        redacting,
+        loaded,
+        docmdp,
+    };
+    Ok(Some((doc, opened)))
+}
+
+/// SPEC rule 12: classifies the document, and refuses `watermark: off` before any work.
+/// Returns whether edited pages get the 'Edited' mark.
+fn classify(run: &mut Run, opened: &Opened, request: &EditRequest) -> Result<bool, EditError> {
+    let facts = flags::gather(run, &opened.info.signatures);
+    run.result.flags = flags::classify(&facts);
+    edited_mark::decide(
+        request.options.watermark,
+        !run.result.flags.is_empty(),
+        request.options.watermark_off_allowed,
+    )
+    .map_err(|_| {
+        let kinds: Vec<&str> = run.result.flags.iter().map(|f| f.kind).collect();
+        EditError::WatermarkOffForbidden(kinds.join(", "))
+    })
+}
+
+/// A form or insert edit (no text to find).
+fn run_textless_edit(run: &mut Run, edit: &Edit, request: &EditRequest) -> Result<(), Error> {
+    let policy = request.options.font_policy;
+    if let Some(spec) = &edit.form {
+        run.timed_edit(|run| run.form(edit, spec, policy))?;
+    } else if edit.op == EditOp::Insert {
+        run.timed_edit(|run| run.insert(edit, policy))?;
+    }
+    Ok(())
+}
+
+/// [`locate`]: whether the edit's text is found anywhere an edit would find it;
+/// `unmatched` when not.
+fn locate_edit(
+    run: &mut Run,
+    edit: &Edit,
+    matcher: &Matcher,
+    spans: Option<&[crate::read::PageText]>,
+) -> Result<(), Error> {
+    let matches = run.timed_edit(|run| run.find(edit, matcher, spans))?;
+    let found = !matches.is_empty()
+        || match edit.op {
+            EditOp::Redact => redact::locate(run, edit, matcher)?,
+            _ => {
+                annot::locate(run, edit, matcher, spans)?
+                    || !form::text::field_edits(&run.doc, edit, matcher, spans).is_empty()
+            }
+        };
+    if !found {
+        run.result.unmatched.push(Unmatched {
+            edit_index: edit.index,
+            op: edit.op,
+            find: edit.find.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// A replace, delete or redact: its matches found and handed to the operation that
+/// edits where they are (scanned pages, page content, annotations, form fields).
+fn run_edit(
+    run: &mut Run,
+    edit: &Edit,
+    matcher: &Matcher,
+    request: &EditRequest,
+    spans: Option<&[crate::read::PageText]>,
+) -> Result<(), Error> {
+    let policy = request.options.font_policy;
+    let matches = run.timed_edit(|run| run.find(edit, matcher, spans))?;
+    // Matches among the OCR words of scanned pages: the text is the image.
+    let (scanned, matches): (Vec<_>, Vec<_>) = matches.into_iter().partition(|m| m.ocr);
+    if !scanned.is_empty() {
+        if edit.op == EditOp::Redact {
+            run.fail(
+                edit,
+                FailReason::ScannedText,
+                format!(
+                    "\"{}\" is part of a scanned image on page {}; a redaction cannot \
+                     remove text that is only pixels",
+                    scanned[0].found, scanned[0].page
+                ),
+            );
+        } else {
+            run.timed_edit(|run| run.raster(edit, scanned))?;
         }
-        if layered {
-            run.current = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
-            run.result.warnings.push("ocr_text_layer".into());
+        if matches.is_empty() {
+            return Ok(());
         }
     }
+    if edit.op == EditOp::Redact {
+        return run.timed_edit(|run| redact::apply(run, edit, matcher, matches));
+    }
+    if !matches.is_empty() {
+        return run.timed_edit(|run| run.apply(edit, matches, policy, 0));
+    }
+    if run.timed_edit(|run| annot::apply(run, edit, matcher, policy, spans))? {
+        return Ok(());
+    }
+    if run.timed_edit(|run| run.form_text(edit, matcher, spans, policy))? {
+        return Ok(());
+    }
+    run.result.unmatched.push(Unmatched {
+        edit_index: edit.index,
+        op: edit.op,
+        find: edit.find.clone(),
+    });
+    Ok(())
+}
+
+/// options.ocr_text_layer: the words of every OCR'd page as invisible text (no pixel
+/// changes, so after verification). Returns whether any were added.
+fn ocr_text_layer(run: &mut Run, request: &EditRequest) -> Result<bool, Error> {
+    if !request.options.ocr_text_layer {
+        return Ok(false);
+    }
+    let scanned: Vec<crate::ocr::OcrPage> = run
+        .ocr
+        .as_ref()
+        .map(|o| o.pages.values().flatten().cloned().collect())
+        .unwrap_or_default();
+    let mut layered = false;
+    for page in &scanned {
+        let n = crate::ops::ocr_layer::add(&mut run.doc, page).map_err(Error::Engine)?;
+        layered |= n > 0;
+    }
+    if layered {
+        run.current = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+        run.result.warnings.push("ocr_text_layer".into());
+    }
+    Ok(layered)
+}
+
+/// What the edits did, as writing the output needs it.
+struct Outcome {
+    /// Whether edited pages get the 'Edited' mark.
+    mark_edited: bool,
+    /// The bytes before any edit.
+    baseline: Vec<u8>,
+    /// Whether an OCR text layer was added.
+    layered: bool,
+}
+
+/// The output: the input itself when nothing changed; else the marks stamped (after
+/// verification, before encryption), the signatures of a redacted document removed, and
+/// the document written as an incremental update, encrypted again, or saved.
+fn write_output(
+    run: Run,
+    bytes: &[u8],
+    request: &EditRequest,
+    opened: &Opened,
+    outcome: Outcome,
+) -> Result<EditResult, EditError> {
     let mut result = run.result;
     // A redaction that removed strings only outside the page text (metadata, annotations)
     // still changed the document.
     let applied = !result.changes.is_empty() || !result.removed.is_empty();
     let sampled = request.options.mark.is_some() && applied;
-    let edited_pages = if mark_edited {
+    let edited_pages = if outcome.mark_edited {
         edited_mark::pages(&result)
     } else {
         Vec::new()
     };
     let marked = sampled || !edited_pages.is_empty();
-    let changed = marked || layered || (applied && run.current != baseline);
-    if let Some(p) = docmdp.filter(|_| changed) {
+    let changed = marked || outcome.layered || (applied && run.current != outcome.baseline);
+    if let Some(p) = opened.docmdp.filter(|_| changed) {
         let content = marked || result.changes.iter().any(|c| c.op != EditOp::Form);
         if signatures::violates(p, changed, content) {
             result.warnings.push("docmdp_violation".into());
         }
     }
-    result.pdf = if changed {
-        // After a redaction `run.doc` is the pruned document that was saved and searched.
-        let mut out = run.doc;
-        // Pages whose models are still cached are unchanged since they were read.
-        let mut known: HashMap<_, _> = run
-            .models
-            .values()
-            .map(|m| (m.page_id, &m.glyphs))
-            .collect();
-        if !edited_pages.is_empty() {
-            // After verification, before encryption, like the SAMPLE mark; placed where the
-            // render of the output shows nothing.
-            let ids = out.get_pages();
-            let targets: Vec<_> = edited_pages
-                .iter()
-                .filter_map(|p| ids.get(p))
-                .copied()
-                .collect();
-            // Every edited page normally has the render its verification made of it as it
-            // is now; the output is saved and rendered again only for a page without one.
-            let renders: HashMap<u32, _> = run
-                .renders
-                .into_iter()
-                .filter(|(n, _)| edited_pages.contains(n))
-                .collect();
-            let plain = if edited_pages.iter().all(|p| renders.contains_key(p)) {
-                None
-            } else {
-                Some(timed(&mut result.timings.save_ms, || save(&out))?)
-            };
-            let numbers = ids.iter().map(|(n, id)| (*id, *n)).collect();
-            let mut check = edited_mark::BlankCheck::new(plain.as_deref(), numbers, renders);
-            let clear = timed(&mut result.timings.mark_ms, || {
-                // Bottom left first: the SAMPLE mark, when there is one, takes bottom right.
-                mark::stamp_pages(
-                    &mut out,
-                    edited_mark::TEXT,
-                    &known,
-                    &targets,
-                    true,
-                    &mut |id, b| check.is_blank(id, b),
-                )
-            })?;
-            result.marked_pages = edited_pages;
-            result.warnings.push("edited_mark".into());
-            if clear.contains(&false) {
-                result.warnings.push("edited_mark_overlaps".into());
-            }
-            // The SAMPLE mark reads these pages again, so it sees and avoids the new mark.
-            known.retain(|id, _| !targets.contains(id));
-        }
-        if let Some(text) = request.options.mark.as_deref().filter(|_| sampled) {
-            // After verification, before encryption: the mark is never part of an
-            // edit's pixel check, and it is encrypted like the rest of the output.
-            timed(&mut result.timings.mark_ms, || {
-                mark::stamp(&mut out, text, &known)
-            })?;
-            result.warnings.push("sample_mark".into());
-        }
-        let unsigned = signed && redacting && signatures::remove(&mut out) > 0;
-        if unsigned {
-            result.warnings.push("signature_removed".into());
-        }
-        match (protection, loaded) {
-            (protection, Some(loaded)) => timed(&mut result.timings.save_ms, || {
-                incremental::append(bytes, &loaded, &out, protection.as_ref())
-            })?,
-            (Some(state), None) => timed(&mut result.timings.save_ms, || {
-                out.encrypt(&state)
-                    .map_err(|e| Error::Engine(format!("re-encrypting the output: {e}")))?;
-                save(&out)
-            })?,
-            (None, None) if marked || unsigned => {
-                timed(&mut result.timings.save_ms, || save(&out))?
-            }
-            (None, None) => run.current,
-        }
-    } else {
-        bytes.to_vec()
+    if !changed {
+        result.pdf = bytes.to_vec();
+        result.warnings.dedup();
+        return Ok(result);
+    }
+    // After a redaction `run.doc` is the pruned document that was saved and searched.
+    let mut out = run.doc;
+    // Pages whose models are still cached are unchanged since they were read.
+    let mut known: HashMap<_, _> = run
+        .models
+        .values()
+        .map(|m| (m.page_id, &m.glyphs))
+        .collect();
+    if !edited_pages.is_empty() {
+        let renders = run.renders;
+        let targets = stamp_edited(&mut out, &mut result, &known, edited_pages, renders)?;
+        // The SAMPLE mark reads these pages again, so it sees and avoids the new mark.
+        known.retain(|id, _| !targets.contains(id));
+    }
+    if let Some(text) = request.options.mark.as_deref().filter(|_| sampled) {
+        // After verification, before encryption: the mark is never part of an
+        // edit's pixel check, and it is encrypted like the rest of the output.
+        timed(&mut result.timings.mark_ms, || {
+            mark::stamp(&mut out, text, &known)
+        })?;
+        result.warnings.push("sample_mark".into());
+    }
+    let unsigned = opened.signed && opened.redacting && signatures::remove(&mut out) > 0;
+    if unsigned {
+        result.warnings.push("signature_removed".into());
+    }
+    let t = &mut result.timings;
+    result.pdf = match (&opened.protection, &opened.loaded) {
+        (protection, Some(loaded)) => timed(&mut t.save_ms, || {
+            incremental::append(bytes, loaded, &out, protection.as_ref())
+        })?,
+        (Some(state), None) => timed(&mut t.save_ms, || {
+            out.encrypt(state)
+                .map_err(|e| Error::Engine(format!("re-encrypting the output: {e}")))?;
+            save(&out)
+        })?,
+        (None, None) if marked || unsigned => timed(&mut t.save_ms, || save(&out))?,
+        (None, None) => run.current,
     };
     result.warnings.dedup();
     Ok(result)
+}
+
+/// The 'Edited' mark on `edited_pages`, placed where the render of the output shows
+/// nothing. Returns the marked pages' object ids.
+fn stamp_edited(
+    out: &mut Document,
+    result: &mut EditResult,
+    known: &HashMap<lopdf::ObjectId, &pdf_content::PageGlyphs>,
+    edited_pages: Vec<u32>,
+    renders: HashMap<u32, pdf_render::raster::Raster>,
+) -> Result<Vec<lopdf::ObjectId>, Error> {
+    let ids = out.get_pages();
+    let targets: Vec<_> = edited_pages
+        .iter()
+        .filter_map(|p| ids.get(p))
+        .copied()
+        .collect();
+    // Every edited page normally has the render its verification made of it as it is
+    // now; the output is saved and rendered again only for a page without one.
+    let renders: HashMap<u32, _> = renders
+        .into_iter()
+        .filter(|(n, _)| edited_pages.contains(n))
+        .collect();
+    let plain = if edited_pages.iter().all(|p| renders.contains_key(p)) {
+        None
+    } else {
+        Some(timed(&mut result.timings.save_ms, || save(out))?)
+    };
+    let numbers = ids.iter().map(|(n, id)| (*id, *n)).collect();
+    let mut check = edited_mark::BlankCheck::new(plain.as_deref(), numbers, renders);
+    let clear = timed(&mut result.timings.mark_ms, || {
+        // Bottom left first: the SAMPLE mark, when there is one, takes bottom right.
+        mark::stamp_pages(
+            out,
+            edited_mark::TEXT,
+            known,
+            &targets,
+            true,
+            &mut |id, b| check.is_blank(id, b),
+        )
+    })?;
+    result.marked_pages = edited_pages;
+    result.warnings.push("edited_mark".into());
+    if clear.contains(&false) {
+        result.warnings.push("edited_mark_overlaps".into());
+    }
+    Ok(targets)
 }
 
 /// Every edit in `failed[]` with `reason`, the document unchanged.

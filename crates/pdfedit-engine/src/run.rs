@@ -42,6 +42,8 @@ pub(crate) struct Run {
     /// Whether changes carry their before/after preview crops (`options.lazy_previews`
     /// turns them off).
     pub(crate) previews: bool,
+    /// The tolerances every edit of the run is verified with.
+    pub(crate) verify: crate::verify::Policy,
 }
 
 /// The OCR state of one edit run.
@@ -126,6 +128,17 @@ impl Run {
         self.doc = snapshot;
         self.fonts = DocFonts::default();
         self.models.clear();
+    }
+
+    /// Rolls the edit back to `snapshot` and records why it failed.
+    pub(crate) fn refuse(
+        &mut self,
+        snapshot: Document,
+        edit: &Edit,
+        (reason, message): crate::types::Refusal,
+    ) {
+        self.rollback(snapshot);
+        self.fail(edit, reason, message);
     }
 
     pub(crate) fn fail(&mut self, edit: &Edit, reason: FailReason, message: String) {

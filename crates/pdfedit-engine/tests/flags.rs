@@ -72,6 +72,58 @@ fn kinds(r: &EditResult) -> Vec<&'static str> {
     r.flags.iter().map(|f| f.kind).collect()
 }
 
+/// A certified copy with a grey 64 × 64 picture, as a scanned round seal would be.
+fn sealed_copy() -> Vec<u8> {
+    with(
+        &page(&[
+            "Certified true copy of the original.",
+            "Given under my hand and official seal.",
+        ]),
+        |doc, page| {
+            // A 64 × 64 grey picture, as a scanned round seal would be.
+            let image = doc.add_object(Stream::new(
+                dictionary! {
+                    "Type" => "XObject", "Subtype" => "Image", "Width" => 64, "Height" => 64,
+                    "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
+                },
+                vec![128; 64 * 64],
+            ));
+            let p = doc.get_object_mut(page).unwrap().as_dict_mut().unwrap();
+            let res = p.get_mut(b"Resources").unwrap().as_dict_mut().unwrap();
+            res.set("XObject", dictionary! { "Seal" => image });
+        },
+    )
+}
+
+/// A lease contract with an (unsigned) signature field.
+fn lease_with_signature_field() -> Vec<u8> {
+    with(
+        &page(&[
+            "LEASE CONTRACT",
+            "The parties hereby agree to the following terms and conditions.",
+        ]),
+        |doc, page| {
+            let field = doc.add_object(dictionary! {
+                "Type" => "Annot", "Subtype" => "Widget", "FT" => "Sig",
+                "T" => Object::string_literal("Tenant"), "P" => page,
+                "Rect" => vec![56.into(), 100.into(), 256.into(), 140.into()],
+            });
+            doc.get_object_mut(page)
+                .unwrap()
+                .as_dict_mut()
+                .unwrap()
+                .set("Annots", vec![Object::Reference(field)]);
+            let form = dictionary! { "Fields" => vec![Object::Reference(field)] };
+            let root = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
+            doc.get_object_mut(root)
+                .unwrap()
+                .as_dict_mut()
+                .unwrap()
+                .set("AcroForm", form);
+        },
+    )
+}
+
 #[test]
 fn built_documents_of_every_kind() {
     if !common::init_pdfium() {
@@ -111,50 +163,8 @@ fn built_documents_of_every_kind() {
         ],
         "Approved",
     );
-    let sealed = with(
-        &page(&[
-            "Certified true copy of the original.",
-            "Given under my hand and official seal.",
-        ]),
-        |doc, page| {
-            // A 64 × 64 grey picture, as a scanned round seal would be.
-            let image = doc.add_object(Stream::new(
-                dictionary! {
-                    "Type" => "XObject", "Subtype" => "Image", "Width" => 64, "Height" => 64,
-                    "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
-                },
-                vec![128; 64 * 64],
-            ));
-            let p = doc.get_object_mut(page).unwrap().as_dict_mut().unwrap();
-            let res = p.get_mut(b"Resources").unwrap().as_dict_mut().unwrap();
-            res.set("XObject", dictionary! { "Seal" => image });
-        },
-    );
-    let signature_field = with(
-        &page(&[
-            "LEASE CONTRACT",
-            "The parties hereby agree to the following terms and conditions.",
-        ]),
-        |doc, page| {
-            let field = doc.add_object(dictionary! {
-                "Type" => "Annot", "Subtype" => "Widget", "FT" => "Sig",
-                "T" => Object::string_literal("Tenant"), "P" => page,
-                "Rect" => vec![56.into(), 100.into(), 256.into(), 140.into()],
-            });
-            doc.get_object_mut(page)
-                .unwrap()
-                .as_dict_mut()
-                .unwrap()
-                .set("Annots", vec![Object::Reference(field)]);
-            let form = dictionary! { "Fields" => vec![Object::Reference(field)] };
-            let root = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
-            doc.get_object_mut(root)
-                .unwrap()
-                .as_dict_mut()
-                .unwrap()
-                .set("AcroForm", form);
-        },
-    );
+    let sealed = sealed_copy();
+    let signature_field = lease_with_signature_field();
     let cases: [(&str, &[u8], &str); 7] = [
         ("passport", &passport, "identity_document"),
         ("statement", &statement, "bank_statement"),

@@ -213,6 +213,7 @@ fn glyph_bitmap(r: &pdf_render::raster::Raster, bbox: [f64; 4]) -> Vec<Vec<bool>
 /// as the same bitmap (a missing glyph draws the same .notdef box or nothing at all);
 /// pdftotext extracts the value too.
 #[test]
+#[allow(clippy::too_many_lines)] // a test: one corpus scenario, read top to bottom (tests are exempt, #15 item 9)
 fn greek_and_accented_values_render_with_real_glyphs_on_corpus_forms() {
     let cases = [
         (

@@ -69,6 +69,7 @@ fn fill(
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // a test: one corpus scenario, read top to bottom (tests are exempt, #15 item 9)
 fn every_corpus_form_is_filled_read_back_and_flattened() {
     if !common::init_pdfium() {
         return;

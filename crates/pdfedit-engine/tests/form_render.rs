@@ -101,6 +101,7 @@ struct Tally {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // a test: one corpus scenario, read top to bottom (tests are exempt, #15 item 9)
 fn every_corpus_form_value_is_visible_without_flattening() {
     if !common::init_pdfium() {
         return;

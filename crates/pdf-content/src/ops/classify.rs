@@ -44,12 +44,26 @@ fn components(operands: &[Operand], allow_pattern: bool) -> Option<(Vec<f64>, Op
     Some((comps, pattern))
 }
 
-/// Maps an operator and its operands to an [`OpKind`].
+/// Maps an operator and its operands to an [`OpKind`]: an operator of none of the groups
+/// is [`OpKind::Other`], one of them whose operands do not fit it [`OpKind::Malformed`].
 pub(crate) fn classify(operator: &[u8], operands: &[Operand]) -> OpKind {
+    let kind = graphics_state_and_path(operator, operands)
+        .or_else(|| text(operator, operands))
+        .or_else(|| colour_and_objects(operator, operands));
+    match kind {
+        Some(kind) => kind.unwrap_or_else(|| OpKind::Malformed(operator.to_vec())),
+        // `BI` never reaches here (the lexer folds the image into one token), but an
+        // `ID` or `EI` without its `BI` does.
+        None => OpKind::Other(operator.to_vec()),
+    }
+}
+
+/// General graphics state, special graphics state, path construction, painting and
+/// clipping operators (ISO 32000-1 Table 51); `None` for any other operator, `Some(None)`
+/// when the operands do not fit.
+fn graphics_state_and_path(operator: &[u8], operands: &[Operand]) -> Option<Option<OpKind>> {
     use OpKind::*;
-    let last_is = |pred: fn(&Value) -> bool| operands.last().is_some_and(|o| pred(&o.value));
-    let is_string = |v: &Value| matches!(v, Value::String(_));
-    let kind = match operator {
+    Some(match operator {
         b"w" => num(operands).map(LineWidth),
         b"J" => int(operands).map(LineCap),
         b"j" => int(operands).map(LineJoin),
@@ -90,6 +104,17 @@ pub(crate) fn classify(operator: &[u8], operands: &[Operand]) -> OpKind {
         b"n" => Some(EndPath),
         b"W" => Some(Clip),
         b"W*" => Some(ClipEvenOdd),
+        _ => return None,
+    })
+}
+
+/// Text object, text state, positioning and showing operators and the Type 3 glyph
+/// metrics operators; `None` for any other operator.
+fn text(operator: &[u8], operands: &[Operand]) -> Option<Option<OpKind>> {
+    use OpKind::*;
+    let last_is = |pred: fn(&Value) -> bool| operands.last().is_some_and(|o| pred(&o.value));
+    let is_string = |v: &Value| matches!(v, Value::String(_));
+    Some(match operator {
         b"BT" => Some(BeginText),
         b"ET" => Some(EndText),
         b"Tc" => num(operands).map(CharSpacing),
@@ -127,6 +152,15 @@ pub(crate) fn classify(operator: &[u8], operands: &[Operand]) -> OpKind {
         },
         b"d0" => nums(operands).map(Type3Width),
         b"d1" => nums(operands).map(Type3WidthBBox),
+        _ => return None,
+    })
+}
+
+/// Colour, shading, XObject, marked-content and compatibility operators; `None` for any
+/// other operator.
+fn colour_and_objects(operator: &[u8], operands: &[Operand]) -> Option<Option<OpKind>> {
+    use OpKind::*;
+    Some(match operator {
         b"CS" => last_name(operands).map(StrokeColorSpace),
         b"cs" => last_name(operands).map(FillColorSpace),
         b"SC" => components(operands, false).map(|(c, _)| StrokeColor(c)),
@@ -164,9 +198,6 @@ pub(crate) fn classify(operator: &[u8], operands: &[Operand]) -> OpKind {
         b"EMC" => Some(EndMarked),
         b"BX" => Some(BeginCompat),
         b"EX" => Some(EndCompat),
-        // `BI` never reaches here (the lexer folds the image into one token), but an
-        // `ID` or `EI` without its `BI` does.
-        _ => return Other(operator.to_vec()),
-    };
-    kind.unwrap_or_else(|| Malformed(operator.to_vec()))
+        _ => return None,
+    })
 }

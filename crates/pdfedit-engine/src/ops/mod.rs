@@ -30,13 +30,11 @@ impl Run {
         spec: &FormSpec,
         policy: FontPolicy,
     ) -> Result<(), Error> {
+        let (doc, _, verifier) = self.split();
         let run = form::FormRun {
-            doc: &mut self.doc,
-            current: &mut self.current,
-            renders: &mut self.renders,
-            result: &mut self.result,
+            doc,
+            verifier,
             policy,
-            previews: self.previews,
         };
         form::apply(run, edit, spec)?;
         self.fonts = DocFonts::default();
@@ -120,14 +118,12 @@ impl Run {
         let Some(model) = self.models.remove(&page) else {
             return Ok(());
         };
+        let (doc, fonts, verifier) = self.split();
         let run = insert::InsertRun {
-            doc: &mut self.doc,
-            fonts: &mut self.fonts,
-            current: &mut self.current,
-            renders: &mut self.renders,
-            result: &mut self.result,
+            doc,
+            fonts,
+            verifier,
             policy,
-            previews: self.previews,
         };
         let applied = insert::apply(run, &model, edit, spec)?;
         if !applied {

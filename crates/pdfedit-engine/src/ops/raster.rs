@@ -16,11 +16,13 @@
 //! moves), and OCR of the new render must read the new word (else `failed[]` with reason
 //! `ocr_readback_mismatch`).
 
+use crate::types::FailReason;
 use std::sync::OnceLock;
 
 use lopdf::Object;
 use pdf_content::interp::matrix::{invert, transform_rect, Matrix};
 
+use crate::commit::{change, commit, Checks, PageCheck, Pair, Refusal, Rules, Verdict};
 use crate::find::Match;
 use crate::image::placements::{dims, pixel_rect, placements, set_xobject};
 use crate::image::samples::{rewrite_stream, PixelRect, Samples};
@@ -28,8 +30,7 @@ use crate::model::text::PageGeom;
 use crate::ocr::{self, OcrWord};
 use crate::run::{timed, Run};
 use crate::save::save;
-use crate::types::{Change, Edit, EditOp};
-use crate::verify;
+use crate::types::{Change, Edit, EditOp, Timings};
 use crate::Error;
 
 /// Fonts tried for the new word: file, name.
@@ -379,15 +380,15 @@ struct Measured {
     sigma: f32,
 }
 
-fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
-    let h_pt = word[3] - word[1];
-    let origin = (word[0] - 0.25 * h_pt, word[1] - 0.3 * h_pt);
-    let end = (word[2] + 0.25 * h_pt, word[3] + 0.3 * h_pt);
-    let width = ((end.0 - origin.0) * map.ppp).ceil() as usize;
-    let height = ((end.1 - origin.1) * map.ppp).ceil() as usize;
-    if width < 4 || height < 4 || width * height > 4_000_000 {
-        return None;
-    }
+/// The colours of a `width` × `height` crop at the mapping's resolution from `origin`
+/// (displayed points), row by row, each sampled from the image pixel under its centre.
+fn crop_colours(
+    px: &Pixels,
+    map: &Mapping,
+    origin: (f64, f64),
+    width: usize,
+    height: usize,
+) -> Vec<[f32; 3]> {
     let mut colours = Vec::with_capacity(width * height);
     for cy in 0..height {
         for cx in 0..width {
@@ -401,6 +402,72 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
             colours.push(px.get(ix, iy));
         }
     }
+    colours
+}
+
+/// The ink and paper colours of a crop, and how many of its pixels are stroke cores and
+/// blurred edges.
+struct Tones {
+    /// The mean colour of the strokes' cores (not of their blurred edges).
+    ink: [f32; 3],
+    paper: [f32; 3],
+    core: usize,
+    edge: usize,
+}
+
+impl Tones {
+    /// From the crop's colours and grey levels, given its ink level, ink threshold and
+    /// paper level.
+    fn of(
+        colours: &[[f32; 3]],
+        lums: &[f32],
+        [ink_level, threshold, paper_level]: [f32; 3],
+    ) -> Self {
+        let (mut ink_sum, mut ink_n) = ([0.0f32; 3], 0.0f32);
+        let (mut paper_sum, mut paper_n) = ([0.0f32; 3], 0.0f32);
+        let dark_cut = ink_level + (threshold - ink_level) * 0.25;
+        let (mut edge, mut core) = (0usize, 0usize);
+        for (i, c) in colours.iter().enumerate() {
+            let l = lums[i];
+            if l <= dark_cut {
+                for k in 0..3 {
+                    ink_sum[k] += c[k];
+                }
+                ink_n += 1.0;
+            }
+            if l >= paper_level - 10.0 {
+                for k in 0..3 {
+                    paper_sum[k] += c[k];
+                }
+                paper_n += 1.0;
+            }
+            let quarter = (paper_level - ink_level) / 4.0;
+            if l < ink_level + quarter {
+                core += 1;
+            } else if l < paper_level - quarter {
+                edge += 1;
+            }
+        }
+        let avg = |s: [f32; 3], n: f32| s.map(|v| v / n.max(1.0));
+        Self {
+            ink: avg(ink_sum, ink_n),
+            paper: avg(paper_sum, paper_n),
+            core,
+            edge,
+        }
+    }
+}
+
+fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
+    let h_pt = word[3] - word[1];
+    let origin = (word[0] - 0.25 * h_pt, word[1] - 0.3 * h_pt);
+    let end = (word[2] + 0.25 * h_pt, word[3] + 0.3 * h_pt);
+    let width = ((end.0 - origin.0) * map.ppp).ceil() as usize;
+    let height = ((end.1 - origin.1) * map.ppp).ceil() as usize;
+    if width < 4 || height < 4 || width * height > 4_000_000 {
+        return None;
+    }
+    let colours = crop_colours(px, map, origin, width, height);
     let mut levels: Vec<f32> = colours.iter().map(|&c| lum(c)).collect();
     let lums = levels.clone();
     levels.sort_by(f32::total_cmp);
@@ -456,33 +523,7 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
     let band_top = rows.iter().position(|&r| r * 5 >= max_row * 2)?;
     // Baseline: the lowest row still dense with ink (descenders are sparse).
     let baseline = rows.iter().rposition(|&r| r * 4 >= max_row)? + 1;
-    let (mut ink_sum, mut ink_n) = ([0.0f32; 3], 0.0f32);
-    let (mut paper_sum, mut paper_n) = ([0.0f32; 3], 0.0f32);
-    // The ink colour is that of the strokes' cores, not of their blurred edges.
-    let dark_cut = ink_level + (threshold - ink_level) * 0.25;
-    let (mut edge, mut core) = (0usize, 0usize);
-    for (i, c) in colours.iter().enumerate() {
-        let l = lums[i];
-        if l <= dark_cut {
-            for k in 0..3 {
-                ink_sum[k] += c[k];
-            }
-            ink_n += 1.0;
-        }
-        if l >= paper_level - 10.0 {
-            for k in 0..3 {
-                paper_sum[k] += c[k];
-            }
-            paper_n += 1.0;
-        }
-        let quarter = (paper_level - ink_level) / 4.0;
-        if l < ink_level + quarter {
-            core += 1;
-        } else if l < paper_level - quarter {
-            edge += 1;
-        }
-    }
-    let avg = |s: [f32; 3], n: f32| s.map(|v| v / n.max(1.0));
+    let tones = Tones::of(&colours, &lums, [ink_level, threshold, paper_level]);
     // The paper's spread: grey levels of the crop's lighter half around their mean.
     let light: Vec<f32> = lums
         .iter()
@@ -496,7 +537,7 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
     let sigma = if px.s.bpc == 1 {
         0.0
     } else {
-        (edge as f32 / core.max(1) as f32 * 0.5).clamp(0.25, 0.9)
+        (tones.edge as f32 / tones.core.max(1) as f32 * 0.5).clamp(0.25, 0.9)
     };
     Some(Measured {
         origin,
@@ -508,8 +549,8 @@ fn measure(px: &Pixels, map: &Mapping, word: [f64; 4]) -> Option<Measured> {
         top,
         baseline,
         band_top,
-        paper: avg(paper_sum, paper_n),
-        ink_colour: avg(ink_sum, ink_n),
+        paper: tones.paper,
+        ink_colour: tones.ink,
         paper_level,
         paper_spread,
         threshold,
@@ -727,9 +768,40 @@ fn choose_face(old: &str, m: &Measured, line: Option<Strokes>) -> Option<Fit> {
     best.map(|b| b.0)
 }
 
-use crate::types::FailReason;
-/// Why a raster change could not be made.
-use crate::types::Refusal;
+/// Whether an image (its dictionary) can be drawn into: no mask, a gray or RGB colour
+/// space, no /Decode array but an inverted one. Returns the bit value of dark pixels of a
+/// 1-bit image, or why not.
+fn drawable(dict: &lopdf::Dictionary) -> Result<u8, &'static str> {
+    if dict.has(b"SMask") || dict.has(b"Mask") {
+        return Err("the image under the word has a mask");
+    }
+    let colour_ok = match dict.get(b"ColorSpace") {
+        Ok(Object::Name(n)) => matches!(
+            n.as_slice(),
+            b"DeviceGray" | b"DeviceRGB" | b"CalGray" | b"CalRGB"
+        ),
+        Ok(Object::Array(a)) => a
+            .first()
+            .and_then(|o| o.as_name().ok())
+            .is_some_and(|n| matches!(n, b"ICCBased" | b"CalGray" | b"CalRGB")),
+        Ok(Object::Reference(_)) => true,
+        _ => dict.has(b"ImageMask") || dict.has(b"Filter"),
+    };
+    if !colour_ok {
+        return Err("the image's colour space cannot be drawn into");
+    }
+    match dict.get(b"Decode").and_then(Object::as_array) {
+        Ok(d)
+            if d.first()
+                .and_then(|o| o.as_float().ok())
+                .is_some_and(|v| v > 0.5) =>
+        {
+            Ok(1)
+        }
+        Ok(d) if d.len() > 2 => Err("the image has a /Decode array"),
+        _ => Ok(0),
+    }
+}
 
 /// One match redrawn in the page's image: the new document (not yet saved), the change's
 /// display area, the new word's display box and the font used.
@@ -760,39 +832,7 @@ fn redraw(run: &mut Run, m: &Match, op: EditOp) -> Result<([f64; 4], [f64; 4], S
         .and_then(Object::as_stream)
         .map_err(|e| unsupported(e.to_string()))?
         .clone();
-    if original.dict.has(b"SMask") || original.dict.has(b"Mask") {
-        return Err(unsupported("the image under the word has a mask".into()));
-    }
-    let colour_ok = match original.dict.get(b"ColorSpace") {
-        Ok(Object::Name(n)) => matches!(
-            n.as_slice(),
-            b"DeviceGray" | b"DeviceRGB" | b"CalGray" | b"CalRGB"
-        ),
-        Ok(Object::Array(a)) => a
-            .first()
-            .and_then(|o| o.as_name().ok())
-            .is_some_and(|n| matches!(n, b"ICCBased" | b"CalGray" | b"CalRGB")),
-        Ok(Object::Reference(_)) => true,
-        _ => original.dict.has(b"ImageMask") || original.dict.has(b"Filter"),
-    };
-    if !colour_ok {
-        return Err(unsupported(
-            "the image's colour space cannot be drawn into".into(),
-        ));
-    }
-    let dark_bit = match original.dict.get(b"Decode").and_then(Object::as_array) {
-        Ok(d)
-            if d.first()
-                .and_then(|o| o.as_float().ok())
-                .is_some_and(|v| v > 0.5) =>
-        {
-            1
-        }
-        Ok(d) if d.len() > 2 => {
-            return Err(unsupported("the image has a /Decode array".into()));
-        }
-        _ => 0,
-    };
+    let dark_bit = drawable(&original.dict).map_err(|m| unsupported(m.into()))?;
     let (w, h) =
         dims(&original).ok_or_else(|| unsupported("the image has no usable size".into()))?;
     let mut map = Mapping::new(placement.ctm, geom, w, h)
@@ -838,6 +878,41 @@ fn redraw(run: &mut Run, m: &Match, op: EditOp) -> Result<([f64; 4], [f64; 4], S
     )
     .map_err(unsupported)?;
     Ok((area, new_box, font))
+}
+
+/// The paper beside the old word on image row `y`, up to `reach` pixels left and right
+/// of it (pixels at least `paper_min` light), and its mean colour.
+fn row_paper(
+    px: &Pixels,
+    old_rect: &PixelRect,
+    y: u32,
+    reach: u32,
+    paper_min: f32,
+) -> (Vec<[f32; 3]>, [f32; 3]) {
+    let mut paper: Vec<[f32; 3]> = Vec::new();
+    let mut x = old_rect.x0;
+    while x > 0 && old_rect.x0 - x < reach && paper.len() < 24 {
+        x -= 1;
+        let c = px.get(x, y);
+        if lum(c) >= paper_min {
+            paper.push(c);
+        }
+    }
+    let mut x = old_rect.x1;
+    while x + 1 < px.s.width && x - old_rect.x1 < reach && paper.len() < 48 {
+        let c = px.get(x, y);
+        if lum(c) >= paper_min {
+            paper.push(c);
+        }
+        x += 1;
+    }
+    let mut row_mean = [0.0f32; 3];
+    for c in &paper {
+        for k in 0..3 {
+            row_mean[k] += c[k] / paper.len().max(1) as f32;
+        }
+    }
+    (paper, row_mean)
 }
 
 /// Paints the old word out and the new one in; returns the change's display area, the new
@@ -905,29 +980,7 @@ fn draw(
     let flat = m.paper_spread < 2.5;
     let mut updates = Vec::new();
     for y in rect.y0..rect.y1 {
-        let mut paper: Vec<[f32; 3]> = Vec::new();
-        let mut x = old_rect.x0;
-        while x > 0 && old_rect.x0 - x < reach && paper.len() < 24 {
-            x -= 1;
-            let c = px.get(x, y);
-            if lum(c) >= paper_min {
-                paper.push(c);
-            }
-        }
-        let mut x = old_rect.x1;
-        while x + 1 < px.s.width && x - old_rect.x1 < reach && paper.len() < 48 {
-            let c = px.get(x, y);
-            if lum(c) >= paper_min {
-                paper.push(c);
-            }
-            x += 1;
-        }
-        let mut row_mean = [0.0f32; 3];
-        for c in &paper {
-            for k in 0..3 {
-                row_mean[k] += c[k] / paper.len().max(1) as f32;
-            }
-        }
+        let (paper, row_mean) = row_paper(px, &old_rect, y, reach, paper_min);
         for x in rect.x0..rect.x1 {
             // Inside the old word's area of the frame (along a skewed line, not its box).
             let (fx, fy) = map.to_display(x, y);
@@ -997,120 +1050,131 @@ impl Run {
         let snapshot = self.doc.clone();
         let (area, new_box, font) = match redraw(self, m, edit.op) {
             Ok(v) => v,
-            Err((reason, message)) => {
-                self.rollback(snapshot);
-                self.fail(edit, reason, message);
+            Err(refusal) => {
+                self.refuse(snapshot, edit, refusal);
                 return Ok(());
             }
         };
         let new_bytes = timed(&mut self.result.timings.save_ms, || save(&self.doc))?;
-        let t = &mut self.result.timings;
-        let before = match self.renders.remove(&m.page) {
-            Some(r) => r,
-            None => timed(&mut t.render_ms, || verify::render(&self.current, m.page))?,
+        let page = PageCheck {
+            page: m.page,
+            areas: vec![area],
+            moved: Vec::new(),
+            shown: vec![area],
         };
-        let after = timed(&mut t.render_ms, || verify::render(&new_bytes, m.page))?;
-        let report = timed(&mut t.diff_ms, || verify::compare(&before, &after, &[area]))?;
-        if report.changed_pixels_outside > 0 {
+        let mut read_back = ReadBack {
+            languages: self
+                .ocr
+                .as_ref()
+                .map_or_else(|| "eng".to_string(), |o| o.languages.clone()),
+            m,
+            op: edit.op,
+            new_box,
+        };
+        let rules = Rules::new(edit, "the redrawn word");
+        let verdict = commit(
+            &mut self.verifier(),
+            &rules,
+            new_bytes,
+            &[page],
+            &mut read_back,
+        )?;
+        let Verdict::Kept(kept) = verdict else {
             self.rollback(snapshot);
-            self.renders.insert(m.page, before);
-            self.fail(
-                edit,
-                FailReason::CollateralChange,
-                format!(
-                    "{} pixels changed outside the redrawn word; rolled back",
-                    report.changed_pixels_outside
-                ),
-            );
             return Ok(());
+        };
+        for crops in kept.into_iter().flat_map(|k| k.previews) {
+            self.result.changes.push(Change {
+                find: m.found.clone(),
+                replace: m.replacement.clone(),
+                font_source: "raster",
+                font_used: font.clone(),
+                ..change(edit, m.page, 0, area, crops)
+            });
         }
-        // Read the new word back from a 300 dpi render of the output.
-        let languages = self
-            .ocr
-            .as_ref()
-            .map_or_else(|| "eng".to_string(), |o| o.languages.clone());
+        self.models.remove(&m.page);
+        if let Err(at) = self.result.ocr_pages.binary_search(&m.page) {
+            self.result.ocr_pages.insert(at, m.page);
+        }
+        self.follow_ocr_words(edit, m, new_box);
+        Ok(())
+    }
+
+    /// The page's OCR words follow a kept change: the old word goes, the new one (of a
+    /// replace) takes its place in its line.
+    fn follow_ocr_words(&mut self, edit: &Edit, m: &Match, new_box: [f64; 4]) {
+        let Some(Some(page)) = self.ocr.as_mut().and_then(|o| o.pages.get_mut(&m.page)) else {
+            return;
+        };
+        let inside = |w: &OcrWord| {
+            let b = w.bbox.map(f64::from);
+            let cx = (b[0] + b[2]) / 2.0;
+            let cy = (b[1] + b[3]) / 2.0;
+            cx >= m.bbox[0] && cx <= m.bbox[2] && cy >= m.bbox[1] && cy <= m.bbox[3]
+        };
+        let at = page.words.iter().position(inside);
+        let line = at.map(|i| {
+            (
+                page.words[i].line,
+                page.words[i].block,
+                page.words[i].confidence,
+            )
+        });
+        page.words.retain(|w| !inside(w));
+        if let (Some(i), Some((line, block, confidence))) = (at, line) {
+            if edit.op == EditOp::Replace {
+                page.words.insert(
+                    i.min(page.words.len()),
+                    OcrWord {
+                        text: m.replacement.clone(),
+                        bbox: new_box.map(|v| v as f32),
+                        confidence,
+                        block,
+                        line,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// The raster operation's last check: the redrawn word, read back by OCR from a 300 dpi
+/// render of the candidate, must read as the replacement (or no longer as the deleted
+/// word).
+struct ReadBack<'a> {
+    /// Tesseract's `-l` argument.
+    languages: String,
+    m: &'a Match,
+    op: EditOp,
+    /// The new word's box on the page (top-left points).
+    new_box: [f64; 4],
+}
+
+impl Checks for ReadBack<'_> {
+    fn after(&mut self, pair: &Pair<'_>, timings: &mut Timings) -> Result<Option<Refusal>, Error> {
         let start = std::time::Instant::now();
-        let read = readback(&new_bytes, m.page, new_box, &languages);
-        self.result.timings.ocr_ms += crate::run::ms_since(start);
+        let read = readback(
+            pair.after_pdf,
+            pair.page.page,
+            self.new_box,
+            &self.languages,
+        );
+        timings.ocr_ms += crate::run::ms_since(start);
         let read = read?;
-        let ok = match edit.op {
+        let m = self.m;
+        let ok = match self.op {
             EditOp::Replace => normal(&read).contains(&normal(&m.replacement)),
             _ => normal(&m.found).is_empty() || !normal(&read).contains(&normal(&m.found)),
         };
-        if !ok {
-            self.rollback(snapshot);
-            self.renders.insert(m.page, before);
-            self.fail(
-                edit,
+        Ok((!ok).then(|| {
+            (
                 FailReason::OcrReadbackMismatch,
                 format!(
                     "OCR of the redrawn word reads \"{read}\", not \"{}\"; rolled back",
                     m.replacement
                 ),
-            );
-            return Ok(());
-        }
-        let want = self.previews;
-        let (before_png, after_png) = timed(&mut self.result.timings.diff_ms, || {
-            verify::previews(&before, &after, area, want)
-        });
-        self.result.changes.push(Change {
-            edit_index: edit.index,
-            page: m.page,
-            op: edit.op,
-            find: m.found.clone(),
-            replace: m.replacement.clone(),
-            font_source: "raster",
-            font_used: font,
-            verified: true,
-            collateral_pixels: 0,
-            bbox: area,
-            before_png,
-            after_png,
-            field: None,
-            value: None,
-            alignment: None,
-        });
-        self.renders.insert(m.page, after);
-        self.models.remove(&m.page);
-        self.result.touch_page(m.page);
-        if let Err(at) = self.result.ocr_pages.binary_search(&m.page) {
-            self.result.ocr_pages.insert(at, m.page);
-        }
-        self.current = new_bytes;
-        // The page's OCR words follow the change.
-        if let Some(Some(page)) = self.ocr.as_mut().and_then(|o| o.pages.get_mut(&m.page)) {
-            let inside = |w: &OcrWord| {
-                let b = w.bbox.map(f64::from);
-                let cx = (b[0] + b[2]) / 2.0;
-                let cy = (b[1] + b[3]) / 2.0;
-                cx >= m.bbox[0] && cx <= m.bbox[2] && cy >= m.bbox[1] && cy <= m.bbox[3]
-            };
-            let at = page.words.iter().position(inside);
-            let line = at.map(|i| {
-                (
-                    page.words[i].line,
-                    page.words[i].block,
-                    page.words[i].confidence,
-                )
-            });
-            page.words.retain(|w| !inside(w));
-            if let (Some(i), Some((line, block, confidence))) = (at, line) {
-                if edit.op == EditOp::Replace {
-                    page.words.insert(
-                        i.min(page.words.len()),
-                        OcrWord {
-                            text: m.replacement.clone(),
-                            bbox: new_box.map(|v| v as f32),
-                            confidence,
-                            block,
-                            line,
-                        },
-                    );
-                }
-            }
-        }
-        Ok(())
+            )
+        }))
     }
 }
 

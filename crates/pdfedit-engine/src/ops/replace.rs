@@ -8,15 +8,18 @@
 
 use std::collections::BTreeMap;
 
+use pdf_render::raster::Raster;
+
+use crate::commit::{change, commit, Checks, PageCheck, Refusal, Rules, Verdict};
 use crate::find::Match;
 use crate::model::fonts::DocFonts;
 use crate::model::text::PageGeom;
-use crate::plan::{line, reflow, streams, Planned, REFLOW_NEEDED};
+use crate::plan::{line, reflow, streams, PagePlan, Planned, REFLOW_NEEDED};
 use crate::run::{timed, Run};
 use crate::save::save;
 use crate::types::FailReason;
 use crate::types::{Change, Edit, Fit, FontPolicy};
-use crate::verify;
+use crate::verify::Policy;
 use crate::Error;
 
 /// The moved glyphs of planned changes as display boxes and moves (top-left points).
@@ -30,6 +33,25 @@ fn moved_display(geom: &PageGeom, changes: &[Planned]) -> Vec<([f64; 4], [f64; 2
             (from, [to[0] - from[0], to[1] - from[1]])
         })
         .collect()
+}
+
+/// A planned page: its number, geometry and plan.
+type PlannedPage = (u32, PageGeom, PagePlan);
+
+/// Replace's check before the page is rendered after: a paragraph that grows into more
+/// lines needs the room below it blank on the page as it was.
+struct BlankRoom(BTreeMap<u32, Vec<[f64; 4]>>);
+
+impl Checks for BlankRoom {
+    fn before(&mut self, page: &PageCheck, before: &Raster, policy: &Policy) -> Option<Refusal> {
+        let boxes = self.0.get(&page.page).filter(|b| !b.is_empty())?;
+        (!reflow::is_blank(before, boxes, policy.channel_tolerance)).then(|| {
+            (
+                FailReason::Overflow,
+                "the paragraph needs more lines and the room below it is not empty".into(),
+            )
+        })
+    }
 }
 
 impl Run {
@@ -48,9 +70,78 @@ impl Run {
         for m in matches {
             by_page.entry(m.page).or_default().push(m);
         }
+        let planned = match self.plan_pages(edit, &by_page, policy, keep_prefix)? {
+            Ok(planned) => planned,
+            Err(refusal) => {
+                self.refuse(snapshot, edit, refusal);
+                return Ok(());
+            }
+        };
+        let new_bytes = timed(&mut self.result.timings.save_ms, || save(&self.doc))?;
+        let checks: Vec<PageCheck> = planned
+            .iter()
+            .map(|(page, geom, plan)| {
+                let areas: Vec<[f64; 4]> = plan
+                    .changes
+                    .iter()
+                    .map(|c| geom.display_box(c.area_user))
+                    .collect();
+                PageCheck {
+                    page: *page,
+                    moved: moved_display(geom, &plan.changes),
+                    shown: areas.clone(),
+                    areas,
+                }
+            })
+            .collect();
+        let mut blank = BlankRoom(
+            planned
+                .iter()
+                .map(|(page, geom, plan)| {
+                    let boxes = plan.blank_user.iter().map(|b| geom.display_box(*b));
+                    (*page, boxes.collect())
+                })
+                .collect(),
+        );
+        let rules = Rules::new(edit, "the edited text");
+        let verdict = commit(&mut self.verifier(), &rules, new_bytes, &checks, &mut blank)?;
+        let Verdict::Kept(kept) = verdict else {
+            self.rollback(snapshot);
+            return Ok(());
+        };
+        for ((page, _, plan), (check, k)) in planned.iter().zip(checks.iter().zip(kept)) {
+            self.models.remove(page);
+            for ((c, area), crops) in plan.changes.iter().zip(&check.shown).zip(k.previews) {
+                if let Some(w) = c.warning {
+                    self.result.warnings.push(w.to_string());
+                }
+                let m = &by_page[page][c.match_index];
+                self.result.changes.push(Change {
+                    find: m.found.clone(),
+                    replace: m.replacement.clone(),
+                    font_source: c.font_source,
+                    font_used: c.font_used.clone(),
+                    alignment: c.alignment,
+                    ..change(edit, *page, k.collateral, *area, crops)
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Plans each page's matches (in its line, or by reflow when the line cannot hold
+    /// them and the edit allows it) and writes the new streams into the document; the
+    /// first page that cannot be planned refuses the edit.
+    fn plan_pages(
+        &mut self,
+        edit: &Edit,
+        by_page: &BTreeMap<u32, Vec<Match>>,
+        policy: FontPolicy,
+        keep_prefix: usize,
+    ) -> Result<Result<Vec<PlannedPage>, Refusal>, Error> {
         let pages = self.page_ids();
         let mut planned = Vec::new();
-        for (&page, ms) in &by_page {
+        for (&page, ms) in by_page {
             let page_id = pages[&page];
             self.model(page, page_id)?;
             let model = &self.models[&page];
@@ -86,107 +177,9 @@ impl Run {
             });
             match outcome {
                 Ok(plan) => planned.push((page, model.geom, plan)),
-                Err((reason, message)) => {
-                    self.rollback(snapshot);
-                    self.fail(edit, reason, message);
-                    return Ok(());
-                }
+                Err(refusal) => return Ok(Err(refusal)),
             }
         }
-        let new_bytes = timed(&mut self.result.timings.save_ms, || save(&self.doc))?;
-        let mut changes = Vec::new();
-        let mut warnings = Vec::new();
-        let mut collateral = 0;
-        let mut misdrawn = 0;
-        let mut after_renders = Vec::new();
-        let want = self.previews;
-        for (page, geom, plan) in &planned {
-            let t = &mut self.result.timings;
-            let before = match self.renders.remove(page) {
-                Some(r) => r,
-                None => timed(&mut t.render_ms, || verify::render(&self.current, *page))?,
-            };
-            if !plan.blank_user.is_empty() {
-                let boxes: Vec<[f64; 4]> = plan
-                    .blank_user
-                    .iter()
-                    .map(|b| geom.display_box(*b))
-                    .collect();
-                if !reflow::is_blank(&before, &boxes) {
-                    self.rollback(snapshot);
-                    self.renders.insert(*page, before);
-                    for (p, b, _) in after_renders {
-                        self.renders.insert(p, b);
-                    }
-                    self.fail(
-                        edit,
-                        FailReason::Overflow,
-                        "the paragraph needs more lines and the room below it is not empty".into(),
-                    );
-                    return Ok(());
-                }
-            }
-            let after = timed(&mut t.render_ms, || verify::render(&new_bytes, *page))?;
-            let areas: Vec<[f64; 4]> = plan
-                .changes
-                .iter()
-                .map(|c| geom.display_box(c.area_user))
-                .collect();
-            let report = timed(&mut t.diff_ms, || verify::compare(&before, &after, &areas))?;
-            collateral += report.changed_pixels_outside;
-            let moved = moved_display(geom, &plan.changes);
-            misdrawn += timed(&mut t.diff_ms, || {
-                verify::moved_mismatch(&before, &after, &moved)
-            });
-            for (c, area) in plan.changes.iter().zip(&areas) {
-                if let Some(w) = c.warning {
-                    warnings.push(w.to_string());
-                }
-                let m = &by_page[page][c.match_index];
-                let (before_png, after_png) = timed(&mut t.diff_ms, || {
-                    verify::previews(&before, &after, *area, want)
-                });
-                changes.push(Change {
-                    edit_index: edit.index,
-                    page: *page,
-                    op: edit.op,
-                    find: m.found.clone(),
-                    replace: m.replacement.clone(),
-                    font_source: c.font_source,
-                    font_used: c.font_used.clone(),
-                    verified: true,
-                    collateral_pixels: report.changed_pixels_outside,
-                    bbox: *area,
-                    before_png,
-                    after_png,
-                    field: None,
-                    value: None,
-                    alignment: c.alignment,
-                });
-            }
-            after_renders.push((*page, before, after));
-        }
-        if collateral > 0 || misdrawn > 0 {
-            self.rollback(snapshot);
-            for (page, before, _) in after_renders {
-                self.renders.insert(page, before);
-            }
-            let message = if collateral > 0 {
-                format!("{collateral} pixels changed outside the edited text; rolled back")
-            } else {
-                format!("{misdrawn} pixels of the moved rest of the line differ; rolled back")
-            };
-            self.fail(edit, FailReason::CollateralChange, message);
-            return Ok(());
-        }
-        for (page, _, after) in after_renders {
-            self.renders.insert(page, after);
-            self.models.remove(&page);
-            self.result.touch_page(page);
-        }
-        self.current = new_bytes;
-        self.result.changes.extend(changes);
-        self.result.warnings.extend(warnings);
-        Ok(())
+        Ok(Ok(planned))
     }
 }

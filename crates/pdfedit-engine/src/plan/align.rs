@@ -261,6 +261,27 @@ pub(crate) struct Moves {
     pub after: Option<(usize, f64)>,
 }
 
+/// The moves when the match is the whole segment: the new text alone moves, by a lead
+/// before it that is taken back after it.
+fn whole_segment_moves(al: Alignment, d: f64) -> Option<Moves> {
+    let lead = match al {
+        Alignment::Centre => -d / 2.0,
+        Alignment::Right => -d,
+        // A justified line replaced whole has no word gaps of its own to spread.
+        _ => return None,
+    };
+    Some(Moves {
+        alignment: al,
+        start: lead,
+        lead,
+        lead_returns: true,
+        kept: Vec::new(),
+        before: Vec::new(),
+        after_match: 0.0,
+        after: None,
+    })
+}
+
 /// Plans the moves for match `m` (glyphs `members`) in `seg` aligned `al`, the match's
 /// width changing by `d`. `None` when nothing moves (a left-aligned line) or when the
 /// segment cannot be moved by `TJ` numbers (its glyphs are drawn by several operators, or
@@ -291,25 +312,8 @@ pub(crate) fn plan_moves(
     if seg.glyphs[lo..=hi].iter().any(|g| !members.contains(g)) {
         return None;
     }
-    let whole = lo == 0 && hi == seg.glyphs.len() - 1;
-    if whole {
-        // The new text alone moves: a lead before it, taken back after it.
-        let lead = match al {
-            Alignment::Centre => -d / 2.0,
-            Alignment::Right => -d,
-            // A justified line replaced whole has no word gaps of its own to spread.
-            _ => return None,
-        };
-        return Some(Moves {
-            alignment: al,
-            start: lead,
-            lead,
-            lead_returns: true,
-            kept: Vec::new(),
-            before: Vec::new(),
-            after_match: 0.0,
-            after: None,
-        });
+    if lo == 0 && hi == seg.glyphs.len() - 1 {
+        return whole_segment_moves(al, d);
     }
     // Kept glyphs move by numbers inside one operator: every glyph of the segment is drawn
     // by the match's own operator.

@@ -110,46 +110,7 @@ pub(crate) fn plan_shift(
         return Err(Stay::NoRest);
     };
     let lg = &glyphs[last];
-    // Every glyph the pen draws after the last removed one until the text position is set
-    // again moves; they must be exactly the rest of this line.
-    let ops = &model.glyphs.stream(lg.stream).ok_or(Stay::Placed)?.ops;
-    let mut flow_end = lg.op_index + 1;
-    while let Some(op) = ops.get(flow_end) {
-        if breaks_flow(&op.kind) {
-            break;
-        }
-        flow_end += 1;
-    }
-    let mut moving: Vec<usize> = Vec::new();
-    for (i, g) in glyphs.iter().enumerate().skip(last + 1) {
-        if g.stream != lg.stream || g.op_index >= flow_end {
-            // Glyphs of another stream drawn inside the flow (a form run by `Do` would
-            // have broken it) end it too.
-            break;
-        }
-        moving.push(i);
-    }
-    if moving
-        .iter()
-        .filter(|g| visible(g))
-        .any(|g| !rest.contains(g))
-    {
-        return Err(Stay::Placed);
-    }
-    // Not one flow: the rest may still be placed by relative moves only.
-    let mut relative = None;
-    if rest
-        .iter()
-        .filter(|g| visible(g))
-        .any(|g| !moving.contains(g))
-    {
-        if lg.vertical {
-            return Err(Stay::Placed);
-        }
-        let region = relative_region(model, &rest, last, visible).ok_or(Stay::Placed)?;
-        moving = (last + 1..=region.end_glyph).collect();
-        relative = Some(region);
-    }
+    let (moving, relative) = moving_glyphs(model, &rest, last, visible)?;
     let dir = writing_dir(lg);
     let along = |g: &Glyph| g.trm[4] * dir[0] + g.trm[5] * dir[1];
     let end_of = |g: &Glyph| {
@@ -224,6 +185,58 @@ pub(crate) fn plan_shift(
         moving,
         shift: [-d * dir[0], -d * dir[1]],
     })
+}
+
+/// The glyphs that move with the rest of the line after glyph `last`: every glyph the
+/// pen draws after it until the text position is set again, which must be exactly the
+/// rest of this line (`rest`); else, when the rest is placed by relative moves only, the
+/// glyphs up to its end and the region of those moves.
+fn moving_glyphs(
+    model: &PageModel,
+    rest: &[usize],
+    last: usize,
+    visible: impl Fn(&usize) -> bool + Copy,
+) -> Result<(Vec<usize>, Option<Region>), Stay> {
+    let glyphs = &model.glyphs.glyphs;
+    let lg = &glyphs[last];
+    let ops = &model.glyphs.stream(lg.stream).ok_or(Stay::Placed)?.ops;
+    let mut flow_end = lg.op_index + 1;
+    while let Some(op) = ops.get(flow_end) {
+        if breaks_flow(&op.kind) {
+            break;
+        }
+        flow_end += 1;
+    }
+    let mut moving: Vec<usize> = Vec::new();
+    for (i, g) in glyphs.iter().enumerate().skip(last + 1) {
+        if g.stream != lg.stream || g.op_index >= flow_end {
+            // Glyphs of another stream drawn inside the flow (a form run by `Do` would
+            // have broken it) end it too.
+            break;
+        }
+        moving.push(i);
+    }
+    if moving
+        .iter()
+        .filter(|g| visible(g))
+        .any(|g| !rest.contains(g))
+    {
+        return Err(Stay::Placed);
+    }
+    // Not one flow: the rest may still be placed by relative moves only.
+    if rest
+        .iter()
+        .filter(|g| visible(g))
+        .any(|g| !moving.contains(g))
+    {
+        if lg.vertical {
+            return Err(Stay::Placed);
+        }
+        let region = relative_region(model, rest, last, visible).ok_or(Stay::Placed)?;
+        let moving = (last + 1..=region.end_glyph).collect();
+        return Ok((moving, Some(region)));
+    }
+    Ok((moving, None))
 }
 
 /// For a rest of line placed by relative moves after glyph `last`: the region to move,

@@ -4,12 +4,14 @@
 //! is set again (the same font and size, the colour ops that were in force, byte for byte),
 //! so the rest of the line keeps its original font, size and colour.
 
+use crate::types::FailReason;
 use pdf_content::{OpKind, StreamId};
-use pdf_fonts::registry::Resolved;
+use pdf_fonts::registry::{Kind, Resolved};
 
 use crate::model::PageModel;
 use crate::plan::choose::registry;
-use crate::types::Style;
+use crate::plan::Refusal;
+use crate::types::{FontPolicy, Style};
 
 /// Checks a request's style: a known font name, a positive size, a `#RRGGBB` colour.
 pub(crate) fn check(style: &Style) -> Result<(), String> {
@@ -34,6 +36,29 @@ pub(crate) fn check(style: &Style) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// [`resolve_font`] for `style.font` under the font policy: refused when the name is not
+/// installed, or is a look-alike under `metric_only`.
+pub(crate) fn resolve_style_font(
+    name: &str,
+    bold: bool,
+    italic: bool,
+    policy: FontPolicy,
+) -> Result<Resolved, Refusal> {
+    let resolved = resolve_font(name, bold, italic).ok_or_else(|| {
+        (
+            FailReason::MissingGlyphs,
+            format!("style.font {name} is not installed"),
+        )
+    })?;
+    if policy == FontPolicy::MetricOnly && resolved.kind == Kind::LookAlike {
+        return Err((
+            FailReason::NoMetricFont,
+            format!("style.font {} is a look-alike", resolved.name),
+        ));
+    }
+    Ok(resolved)
 }
 
 /// The installed font a `style.font` names: a listed font name (`LiberationSerif-Bold`,

@@ -1,29 +1,36 @@
-//! Verification: the page rendered before and after an edit, compared outside the change.
+//! Verification: the page rendered before and after an edit, compared outside the change,
+//! with the tolerances of one [`Policy`]. The commit step (`crate::commit`) is what calls
+//! these for every operation.
 
-use pdf_render::diff::{diff, pixel_boxes, DiffReport, CHANNEL_TOLERANCE};
-use pdf_render::raster::{crop_png, rasterize_page, Raster, VERIFY_PX_PER_PT};
+mod policy;
+
+use pdf_render::diff::{diff, pixel_boxes, DiffReport};
+use pdf_render::raster::{crop_png, rasterize_page, Raster};
 
 use crate::{Error, Result};
-
-/// Pixels added around every change area before comparing (glyph edges, rounding).
-pub(crate) const DILATE_PX: u32 = 3;
+pub(crate) use policy::Policy;
 /// Margin around a change in its preview crops, in points.
 const PREVIEW_MARGIN_PT: f64 = 6.0;
 /// Byte budget of one preview crop (the API's preview limit).
 const PREVIEW_MAX_BYTES: usize = 200_000;
 
-/// Renders 1-based `page` of `bytes` for verification.
-pub(crate) fn render(bytes: &[u8], page: u32) -> Result<Raster> {
+/// Renders 1-based `page` of `bytes` for verification (at the policy's resolution).
+pub(crate) fn render(policy: &Policy, bytes: &[u8], page: u32) -> Result<Raster> {
     Ok(rasterize_page(
         bytes,
         None,
         page.saturating_sub(1),
-        VERIFY_PX_PER_PT,
+        policy.px_per_pt,
     )?)
 }
 
 /// Compares two renders of a page outside `areas` (top-left points).
-pub(crate) fn compare(before: &Raster, after: &Raster, areas: &[[f64; 4]]) -> Result<DiffReport> {
+pub(crate) fn compare(
+    policy: &Policy,
+    before: &Raster,
+    after: &Raster,
+    areas: &[[f64; 4]],
+) -> Result<DiffReport> {
     if before.width != after.width || before.height != after.height {
         // The page itself changed size: everything counts as collateral.
         return Ok(DiffReport {
@@ -32,10 +39,16 @@ pub(crate) fn compare(before: &Raster, after: &Raster, areas: &[[f64; 4]]) -> Re
             bbox_of_changes: None,
         });
     }
-    let mut report =
-        diff(before, after, areas, DILATE_PX).map_err(|e| Error::Engine(e.to_string()))?;
+    let mut report = diff(
+        before,
+        after,
+        areas,
+        policy.dilate_px,
+        policy.channel_tolerance,
+    )
+    .map_err(|e| Error::Engine(e.to_string()))?;
     if report.changed_pixels_outside > 0 {
-        let (count, bbox) = moved_beyond_subpixel(before, after, areas);
+        let (count, bbox) = moved_beyond_subpixel(policy, before, after, areas);
         report.changed_pixels_outside = count;
         report.bbox_of_changes = bbox;
     }
@@ -54,13 +67,15 @@ pub(crate) fn compare(before: &Raster, after: &Raster, areas: &[[f64; 4]]) -> Re
 /// half the local edge contrast; new ink, vanished ink and a move of a whole pixel
 /// (half a point) or more do not, and still count.
 fn moved_beyond_subpixel(
+    policy: &Policy,
     before: &Raster,
     after: &Raster,
     areas: &[[f64; 4]],
 ) -> (u64, Option<[f64; 4]>) {
     let (w, h) = (before.width as usize, before.height as usize);
     let s = f64::from(before.px_per_pt);
-    let boxes = pixel_boxes(before, areas, DILATE_PX);
+    let boxes = pixel_boxes(before, areas, policy.dilate_px);
+    let tol = i32::from(policy.channel_tolerance);
     let stride = w * 3;
     let mut count = 0u64;
     let mut bbox: Option<[usize; 4]> = None;
@@ -77,7 +92,7 @@ fn moved_beyond_subpixel(
             {
                 continue;
             }
-            if (0..3).all(|c| subpixel_drift(a, b, x, c)) {
+            if (0..3).all(|c| subpixel_drift(a, b, x, c, tol)) {
                 continue;
             }
             count += 1;
@@ -100,11 +115,10 @@ fn moved_beyond_subpixel(
 }
 
 /// Whether channel `c` of pixel `x` in two RGB rows is unchanged or changed only as a
-/// horizontal sub-pixel shift of an edge would change it.
-fn subpixel_drift(a: &[u8], b: &[u8], x: usize, c: usize) -> bool {
+/// horizontal sub-pixel shift of an edge would change it (`tol`: the channel tolerance).
+fn subpixel_drift(a: &[u8], b: &[u8], x: usize, c: usize, tol: i32) -> bool {
     let at = |row: &[u8], i: usize| i32::from(row[i * 3 + c]);
     let (va, vb) = (at(a, x), at(b, x));
-    let tol = i32::from(CHANNEL_TOLERANCE);
     if (va - vb).abs() <= tol {
         return true;
     }
@@ -128,11 +142,6 @@ fn subpixel_drift(a: &[u8], b: &[u8], x: usize, c: usize) -> bool {
     between && (va - vb).abs() <= edge / 2 + tol
 }
 
-/// Most a pixel of a moved glyph may differ, per channel, from the render before moved
-/// by the same (fractional) distance: the glyph lands at another sub-pixel phase, which
-/// re-distributes the ink of thin stems and edges over their pixels.
-const MOVED_TOLERANCE: i32 = 96;
-
 /// Pixels of glyphs a change moved along their line (a delete's close-up, the rest of a
 /// line an inline insert pushes on) that do not render as they did before, moved.
 ///
@@ -140,8 +149,10 @@ const MOVED_TOLERANCE: i32 = 96;
 /// moved box after must match the render before, resampled (bilinearly) at its old place:
 /// sub-pixel phase and anti-aliasing pass, a lost, added or different glyph does not. The
 /// box is taken a pixel inside its advance edges and a little inside its ascent–descent
-/// edges, where the ink of neighbouring glyphs and lines may reach.
+/// edges, where the ink of neighbouring glyphs and lines may reach. A pixel is off when a
+/// channel differs by more than the policy's `moved_tolerance`.
 pub(crate) fn moved_mismatch(
+    policy: &Policy,
     before: &Raster,
     after: &Raster,
     moved: &[([f64; 4], [f64; 2])],
@@ -150,6 +161,7 @@ pub(crate) fn moved_mismatch(
         return 0; // the page size check in `compare` counts this already
     }
     let s = f64::from(before.px_per_pt);
+    let tolerance = f64::from(policy.moved_tolerance);
     let (w, h) = (i64::from(before.width), i64::from(before.height));
     let px = |r: &Raster, x: i64, y: i64, c: usize| -> f64 {
         let (x, y) = (x.clamp(0, w - 1), y.clamp(0, h - 1));
@@ -174,7 +186,7 @@ pub(crate) fn moved_mismatch(
                     let bottom =
                         px(before, ix, iy + 1, c) * (1.0 - tx) + px(before, ix + 1, iy + 1, c) * tx;
                     let predicted = top * (1.0 - ty) + bottom * ty;
-                    (px(after, x, y, c) - predicted).abs() > f64::from(MOVED_TOLERANCE)
+                    (px(after, x, y, c) - predicted).abs() > tolerance
                 });
                 count += u64::from(off);
             }
@@ -207,7 +219,7 @@ pub fn bare_render(bytes: &[u8], password: Option<&str>, page: u32) -> Result<(u
     if page == 0 {
         return Err(Error::InvalidRequest("pages are 1-based".into()));
     }
-    let r = rasterize_page(bytes, password, page - 1, VERIFY_PX_PER_PT)?;
+    let r = rasterize_page(bytes, password, page - 1, Policy::default().px_per_pt)?;
     Ok((r.width, r.height))
 }
 
@@ -233,7 +245,7 @@ mod tests {
         // A black stem with anti-aliased edges, moved right by about a third of a pixel.
         let before = raster(&[&[255, 255, 170, 0, 0, 255, 255, 255]]);
         let after = raster(&[&[255, 255, 200, 10, 0, 170, 255, 255]]);
-        let rep = compare(&before, &after, &[]).expect("same size");
+        let rep = compare(&Policy::default(), &before, &after, &[]).expect("same size");
         assert_eq!(rep.changed_pixels_outside, 0);
     }
 
@@ -255,12 +267,18 @@ mod tests {
             &[255, 255, 255, 255, 128, 0, 128, 255],
         ]);
         let half = [([0.0, 0.0, 2.0, 1.0], [1.75, 0.0])];
-        assert_eq!(moved_mismatch(&before, &phase, &half), 0);
-        assert_eq!(moved_mismatch(&before, &moved, &boxes), 0);
+        assert_eq!(
+            moved_mismatch(&Policy::default(), &before, &phase, &half),
+            0
+        );
+        assert_eq!(
+            moved_mismatch(&Policy::default(), &before, &moved, &boxes),
+            0
+        );
         // The glyph lost on the way, or not moved at all, counts.
         let lost = raster(&[&[255; 8], &[255; 8]]);
-        assert!(moved_mismatch(&before, &lost, &boxes) > 0);
-        assert!(moved_mismatch(&before, &before, &boxes) > 0);
+        assert!(moved_mismatch(&Policy::default(), &before, &lost, &boxes) > 0);
+        assert!(moved_mismatch(&Policy::default(), &before, &before, &boxes) > 0);
     }
 
     #[test]
@@ -268,23 +286,24 @@ mod tests {
         let before = raster(&[&[255, 255, 0, 0, 255, 255, 255, 255]]);
         let moved = raster(&[&[255, 255, 255, 0, 0, 255, 255, 255]]);
         assert!(
-            compare(&before, &moved, &[])
+            compare(&Policy::default(), &before, &moved, &[])
                 .expect("diff")
                 .changed_pixels_outside
                 > 0
         );
         let ink = raster(&[&[255, 255, 0, 0, 255, 255, 0, 255]]);
-        let rep = compare(&before, &ink, &[]).expect("diff");
+        let rep = compare(&Policy::default(), &before, &ink, &[]).expect("diff");
         assert_eq!(rep.changed_pixels_outside, 1);
         let lost = raster(&[&[255, 255, 255, 255, 255, 255, 255, 255]]);
         assert_eq!(
-            compare(&before, &lost, &[])
+            compare(&Policy::default(), &before, &lost, &[])
                 .expect("diff")
                 .changed_pixels_outside,
             2
         );
         // Inside an area nothing counts.
-        let rep = compare(&before, &ink, &[[2.5, 0.0, 4.0, 0.5]]).expect("diff");
+        let rep =
+            compare(&Policy::default(), &before, &ink, &[[2.5, 0.0, 4.0, 0.5]]).expect("diff");
         assert_eq!(rep.changed_pixels_outside, 0);
     }
 }

@@ -24,6 +24,16 @@ pub(super) struct Cost {
 }
 
 impl Cost {
+    /// The dearest of `costs` in each measure (a Type 3 font's dearest glyph).
+    fn dearest(costs: &[Cost]) -> Cost {
+        costs.iter().fold(Cost::default(), |m, c| Cost {
+            operators: m.operators.max(c.operators),
+            draws: m.draws.max(c.draws),
+            depth: m.depth.max(c.depth),
+            inherited: 0,
+        })
+    }
+
     /// This cost plus `times` draws of `c` (saturating; depth is the deeper of the two).
     fn plus(self, c: Cost, times: u64) -> Cost {
         Cost {
@@ -388,12 +398,7 @@ impl Walker<'_> {
                             };
                             font = match glyphs {
                                 Some(g) => {
-                                    let dearest = g.iter().fold(Cost::default(), |m, c| Cost {
-                                        operators: m.operators.max(c.operators),
-                                        draws: m.draws.max(c.draws),
-                                        depth: m.depth.max(c.depth),
-                                        inherited: 0,
-                                    });
+                                    let dearest = Cost::dearest(&g[..]);
                                     Font::Type3(g, dearest)
                                 }
                                 None => Font::Plain,
@@ -440,6 +445,19 @@ impl Walker<'_> {
                 _ => last_name = None,
             }
         }
+        self.plus_drawn(cost, drawn, resources, depth)
+    }
+
+    /// `cost` plus the streams it draws (forms and patterns, each costed once), each as
+    /// often as it is drawn and with its inherited text costed in the font it is drawn
+    /// with.
+    fn plus_drawn(
+        &mut self,
+        mut cost: Cost,
+        drawn: HashMap<(ObjectId, Shows), u64>,
+        resources: Option<&Dictionary>,
+        depth: u32,
+    ) -> Result<Cost> {
         for ((id, shows), times) in drawn {
             let c = self.stream_cost(id, resources, depth + 1)?;
             // The form's text in the font it inherits from here.

@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 use lopdf::{Document, Object};
 use pdf_content::interp::matrix::transform_rect;
 
+use crate::commit::{change, commit, PageCheck, Plain, Rules, Verdict};
 use crate::find::{
     anchor_end, inside, mostly_overlaps, page_matches, select, span_boxes, Match, Matcher,
 };
@@ -37,7 +38,6 @@ use crate::run::{timed, Run};
 use crate::save::save;
 use crate::types::{Change, Edit, EditOp, Fit, FontPolicy, MatchMode, Scope};
 use crate::types::{FailReason, Refusal};
-use crate::verify;
 use crate::Error;
 use appearance::{Candidate, View};
 
@@ -346,38 +346,37 @@ fn verify_and_keep(
     for d in &done {
         by_page.entry(d.view.cand.page).or_default().push(d);
     }
-    let mut changes = Vec::new();
-    let mut warnings = Vec::new();
-    let mut collateral = 0;
-    let mut renders = Vec::new();
-    for (&page, list) in &by_page {
-        let page_id = list[0].view.cand.page_id;
-        let want = run.previews;
-        let t = &mut run.result.timings;
-        let before = match run.renders.remove(&page) {
-            Some(r) => r,
-            None => timed(&mut t.render_ms, || verify::render(&run.current, page))?,
-        };
-        let after = timed(&mut t.render_ms, || verify::render(&new_bytes, page))?;
-        let areas: Vec<[f64; 4]> = list
-            .iter()
-            .map(|d| display_box(&run.doc, page_id, d.view.rect))
-            .collect();
-        let report = timed(&mut t.diff_ms, || verify::compare(&before, &after, &areas))?;
-        collateral += report.changed_pixels_outside;
-        for (d, area) in list.iter().zip(&areas) {
-            let (before_png, after_png) = timed(&mut t.diff_ms, || {
-                verify::previews(&before, &after, *area, want)
-            });
+    let pages: Vec<PageCheck> = by_page
+        .iter()
+        .map(|(&page, list)| {
+            let page_id = list[0].view.cand.page_id;
+            let areas: Vec<[f64; 4]> = list
+                .iter()
+                .map(|d| display_box(&run.doc, page_id, d.view.rect))
+                .collect();
+            PageCheck {
+                page,
+                shown: areas.clone(),
+                areas,
+                moved: Vec::new(),
+            }
+        })
+        .collect();
+    let rules = Rules::new(edit, "the annotation");
+    let verdict = commit(&mut run.verifier(), &rules, new_bytes, &pages, &mut Plain)?;
+    let Verdict::Kept(kept) = verdict else {
+        run.rollback(snapshot);
+        return Ok(());
+    };
+    for ((list, page), k) in by_page.values().zip(&pages).zip(kept) {
+        for ((d, area), (before_png, after_png)) in list.iter().zip(&page.shown).zip(k.previews) {
             for c in &d.changes {
                 if let Some(w) = c.warning {
-                    warnings.push(w.to_string());
+                    run.result.warnings.push(w.to_string());
                 }
                 let m = &d.matches[c.match_index];
-                changes.push(Change {
-                    edit_index: edit.index,
-                    page,
-                    op: edit.op,
+                let crops = (before_png.clone(), after_png.clone());
+                run.result.changes.push(Change {
                     find: m.found.clone(),
                     replace: if edit.op == EditOp::Delete {
                         String::new()
@@ -386,37 +385,10 @@ fn verify_and_keep(
                     },
                     font_source: c.font_source,
                     font_used: c.font_used.clone(),
-                    verified: true,
-                    collateral_pixels: report.changed_pixels_outside,
-                    bbox: *area,
-                    before_png: before_png.clone(),
-                    after_png: after_png.clone(),
-                    field: None,
-                    value: None,
-                    alignment: None,
+                    ..change(edit, page.page, k.collateral, *area, crops)
                 });
             }
         }
-        renders.push((page, before, after));
     }
-    if collateral > 0 {
-        run.rollback(snapshot);
-        for (page, before, _) in renders {
-            run.renders.insert(page, before);
-        }
-        run.fail(
-            edit,
-            FailReason::CollateralChange,
-            format!("{collateral} pixels changed outside the annotation; rolled back"),
-        );
-        return Ok(());
-    }
-    for (page, _, after) in renders {
-        run.renders.insert(page, after);
-        run.result.touch_page(page);
-    }
-    run.current = new_bytes;
-    run.result.changes.extend(changes);
-    run.result.warnings.extend(warnings);
     Ok(())
 }

@@ -170,7 +170,7 @@ pub(crate) fn write_text_appearance(
     text: &str,
     layout: &Layout,
 ) -> Result<ObjectId, String> {
-    let (picked, da, quadding) = (style.picked, style.da, style.quadding);
+    let (picked, da) = (style.picked, style.da);
     let wd = widget(doc, id).ok_or("the widget has no usable /Rect")?;
     let (w, h) = (wd.w, wd.h);
     let bw = wd.border.as_ref().map_or(0.0, |b| b.1);
@@ -196,10 +196,79 @@ pub(crate) fn write_text_appearance(
         fmt((w - 2.0 * bw).max(0.0)),
         fmt((h - 2.0 * bw).max(0.0))
     );
+    let LaidOut {
+        size,
+        lines,
+        highlights,
+    } = lay_out(fonts, style, [w, h, bw, inner], text, layout);
+    for (y, lh) in &highlights {
+        // Acrobat's selection colour for list boxes.
+        ops += &format!(
+            "0.6 0.75 0.85 rg\n{} {} {} {} re f\n",
+            fmt(bw),
+            fmt(*y),
+            fmt(w - 2.0 * bw),
+            fmt(*lh)
+        );
+    }
+    // Comb cells are far apart, so extractors would split the value into letters: the
+    // value is given as ActualText of the whole run (pdftotext and Acrobat honour it).
+    let comb = matches!(layout, Layout::Comb(_));
+    if comb {
+        let utf16: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        ops += &format!("/Span <</ActualText <FEFF{}>>> BDC\n", hex(&utf16));
+    }
+    ops += &format!("BT\n/PEF0 {} Tf\n{}\n", fmt(size), da.color);
+    for (x, y, t) in &lines {
+        let codes = fonts.encode(picked, t);
+        ops += &format!("1 0 0 1 {} {} Tm\n<{}> Tj\n", fmt(*x), fmt(*y), hex(&codes));
+    }
+    ops += "ET\n";
+    if comb {
+        ops += "EMC\n";
+    }
+    ops += "Q\nEMC\n";
+    let mut dict = dictionary! {
+        "Type" => "XObject",
+        "Subtype" => "Form",
+        "BBox" => vec![0.into(), 0.into(), Object::Real(w as f32), Object::Real(h as f32)],
+        "Resources" => dictionary! { "Font" => dictionary! { "PEF0" => picked.font_id } },
+    };
+    if let Some(m) = rotation_matrix(wd.rotation) {
+        dict.set(
+            "Matrix",
+            m.iter().map(|&v| Object::Integer(v)).collect::<Vec<_>>(),
+        );
+    }
+    let ap_id = doc.add_object(Stream::new(dict, ops.into_bytes()));
+    set_normal_appearance(doc, id, Object::Reference(ap_id))?;
+    Ok(ap_id)
+}
+
+/// The lines of an appearance laid out in its box: the font size (from /DA, else the
+/// largest that fits), each line's place and text, and the highlighted rows of a list.
+struct LaidOut {
+    size: f64,
+    /// (x, baseline y, text) at `size`.
+    lines: Vec<(f64, f64, String)>,
+    /// (y, height) of each selected row of a list box.
+    highlights: Vec<(f64, f64)>,
+}
+
+/// Lays `text` (or a list's options) out in a widget box `[w, h, border width, inner
+/// width]` as `layout` says.
+fn lay_out(
+    fonts: &FormFonts,
+    style: &TextStyle<'_>,
+    [w, h, bw, inner]: [f64; 4],
+    text: &str,
+    layout: &Layout,
+) -> LaidOut {
+    let (picked, da, quadding) = (style.picked, style.da, style.quadding);
     let em = (picked.ascent - picked.descent) / 1000.0;
     let width = |s: &str| fonts.width(picked, s) / 1000.0;
-    let mut lines: Vec<(f64, f64, String)> = Vec::new(); // (x, baseline y, text) at `size`
-    let mut highlights: Vec<(f64, f64)> = Vec::new(); // (y, height)
+    let mut lines: Vec<(f64, f64, String)> = Vec::new();
+    let mut highlights: Vec<(f64, f64)> = Vec::new();
     let size;
     match layout {
         Layout::Line => {
@@ -266,48 +335,11 @@ pub(crate) fn write_text_appearance(
             }
         }
     }
-    for (y, lh) in &highlights {
-        // Acrobat's selection colour for list boxes.
-        ops += &format!(
-            "0.6 0.75 0.85 rg\n{} {} {} {} re f\n",
-            fmt(bw),
-            fmt(*y),
-            fmt(w - 2.0 * bw),
-            fmt(*lh)
-        );
+    LaidOut {
+        size,
+        lines,
+        highlights,
     }
-    // Comb cells are far apart, so extractors would split the value into letters: the
-    // value is given as ActualText of the whole run (pdftotext and Acrobat honour it).
-    let comb = matches!(layout, Layout::Comb(_));
-    if comb {
-        let utf16: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
-        ops += &format!("/Span <</ActualText <FEFF{}>>> BDC\n", hex(&utf16));
-    }
-    ops += &format!("BT\n/PEF0 {} Tf\n{}\n", fmt(size), da.color);
-    for (x, y, t) in &lines {
-        let codes = fonts.encode(picked, t);
-        ops += &format!("1 0 0 1 {} {} Tm\n<{}> Tj\n", fmt(*x), fmt(*y), hex(&codes));
-    }
-    ops += "ET\n";
-    if comb {
-        ops += "EMC\n";
-    }
-    ops += "Q\nEMC\n";
-    let mut dict = dictionary! {
-        "Type" => "XObject",
-        "Subtype" => "Form",
-        "BBox" => vec![0.into(), 0.into(), Object::Real(w as f32), Object::Real(h as f32)],
-        "Resources" => dictionary! { "Font" => dictionary! { "PEF0" => picked.font_id } },
-    };
-    if let Some(m) = rotation_matrix(wd.rotation) {
-        dict.set(
-            "Matrix",
-            m.iter().map(|&v| Object::Integer(v)).collect::<Vec<_>>(),
-        );
-    }
-    let ap_id = doc.add_object(Stream::new(dict, ops.into_bytes()));
-    set_normal_appearance(doc, id, Object::Reference(ap_id))?;
-    Ok(ap_id)
 }
 
 /// Replaces the widget's /AP with one normal appearance (a changed value makes the old

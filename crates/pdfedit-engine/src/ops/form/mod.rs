@@ -17,14 +17,13 @@ mod value;
 use std::collections::{BTreeMap, HashMap};
 
 use lopdf::{Document, ObjectId};
-use pdf_render::raster::Raster;
 
+use crate::commit::{change, commit, PageCheck, Plain, Rules, Verdict, Verifier};
 use crate::model::form::{self as tree, ff, Field, Kind};
 use crate::model::text::page_geom_box;
 use crate::save::save;
 use crate::types::{Change, Edit, EditResult, Failed, FieldInput, FontPolicy, FormSpec};
 use crate::types::{FailReason, Refusal};
-use crate::verify;
 use crate::Error;
 use appearance::{parse_da, write_button_appearance, write_text_appearance, Layout, TextStyle};
 use font::FormFonts;
@@ -34,16 +33,11 @@ use value::Planned;
 pub(crate) struct FormRun<'a> {
     /// The document being edited (decrypted).
     pub doc: &'a mut Document,
-    /// Its current saved bytes (what the previous edits produced).
-    pub current: &'a mut Vec<u8>,
-    /// Renders of the current bytes, by 1-based page.
-    pub renders: &'a mut HashMap<u32, Raster>,
-    /// Where changes, failures and warnings go.
-    pub result: &'a mut EditResult,
+    /// Current bytes, renders and result (changes, failures, warnings), as the commit
+    /// step works on them.
+    pub verifier: Verifier<'a>,
     /// Font fallback policy.
     pub policy: FontPolicy,
-    /// Whether changes carry their preview crops.
-    pub previews: bool,
 }
 
 /// A field written by this edit.
@@ -58,207 +52,297 @@ struct Written {
     on_widget: Option<ObjectId>,
 }
 
+/// A kept page's preview crops (before, after), taken in the order of its shown boxes.
+type Crops = std::vec::IntoIter<(Vec<u8>, Vec<u8>)>;
+
+/// What one form edit has done so far, carried through its phases.
+struct FormEdit<'e> {
+    edit: &'e Edit,
+    fonts: FormFonts,
+    written: Vec<Written>,
+    failed: Vec<Failed>,
+    warnings: Vec<String>,
+}
+
 /// Applies one `form` edit. The document is left unchanged when no field could be written.
-pub(crate) fn apply(run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<(), Error> {
+///
+/// The phases: write each named field (value and appearances), find the widget each
+/// button shows its state on, read the values back from the saved document, and with
+/// `flatten` draw what still needs an appearance and burn the form into the pages; then
+/// the commit step verifies the pages outside the fields and the changes are reported.
+pub(crate) fn apply(mut run: FormRun<'_>, edit: &Edit, spec: &FormSpec) -> Result<(), Error> {
     let snapshot = run.doc.clone();
-    let fields = tree::fields(run.doc);
-    let mut fonts = FormFonts::default();
-    let mut written: Vec<Written> = Vec::new();
-    let mut failed: Vec<Failed> = Vec::new();
-    let mut warnings: Vec<String> = Vec::new();
-    let fail = |failed: &mut Vec<Failed>, name: &str, reason: FailReason, message: String| {
-        failed.push(Failed {
-            edit_index: edit.index,
-            op: edit.op,
+    let mut form = FormEdit {
+        edit,
+        fonts: FormFonts::default(),
+        written: Vec::new(),
+        failed: Vec::new(),
+        warnings: Vec::new(),
+    };
+    form.write_fields(run.doc, spec, run.policy);
+    if form.written.is_empty() {
+        *run.doc = snapshot;
+        run.verifier.result.failed.extend(form.failed);
+        return Ok(());
+    }
+    if drop_xfa(run.doc) {
+        form.warnings.push("xfa_removed".into());
+    }
+    form.find_on_widgets(run.doc);
+    let filled = save(run.doc)?;
+    form.read_back(&filled)?;
+    let all_fields = tree::fields(run.doc);
+    let output = if spec.flatten {
+        form.draw_missing_appearances(run.doc, &all_fields, run.policy);
+        form.flatten(run.doc, &all_fields, run.verifier.result)?
+    } else {
+        filled
+    };
+    form.verify_and_report(&mut run, &snapshot, &all_fields, spec.flatten, output)
+}
+
+impl FormEdit<'_> {
+    /// A field's failure: the message names the field.
+    fn fail(&mut self, name: &str, reason: crate::types::FailReason, message: String) {
+        self.failed.push(Failed {
+            edit_index: self.edit.index,
+            op: self.edit.op,
             reason,
             message: format!("{name}: {message}"),
             field: Some(name.to_string()),
         });
-    };
-    for (name, input) in &spec.fields {
-        let field = match resolve(&fields, name) {
-            Ok(f) => f.clone(),
-            Err((reason, m)) => {
-                fail(&mut failed, name, reason, m);
-                continue;
+    }
+
+    /// Writes every field the spec names (a later entry for the same field wins); a field
+    /// that cannot be resolved or written fails alone.
+    fn write_fields(&mut self, doc: &mut Document, spec: &FormSpec, policy: FontPolicy) {
+        let fields = tree::fields(doc);
+        for (name, input) in &spec.fields {
+            let field = match resolve(&fields, name) {
+                Ok(f) => f.clone(),
+                Err((reason, m)) => {
+                    self.fail(name, reason, m);
+                    continue;
+                }
+            };
+            match fill(doc, &mut self.fonts, &field, input, policy) {
+                Ok((planned, source, used, warning)) => {
+                    self.warnings.extend(warning.map(String::from));
+                    self.written.retain(|w| w.field.id != field.id);
+                    self.written.push(Written {
+                        field,
+                        planned,
+                        font_source: source,
+                        font_used: used,
+                        lost: false,
+                        on_widget: None,
+                    });
+                }
+                Err((reason, m)) => self.fail(name, reason, m),
             }
-        };
-        match fill(run.doc, &mut fonts, &field, input, run.policy) {
-            Ok((planned, source, used, warning)) => {
-                warnings.extend(warning.map(String::from));
-                written.retain(|w| w.field.id != field.id);
-                written.push(Written {
-                    field,
-                    planned,
-                    font_source: source,
-                    font_used: used,
-                    lost: false,
-                    on_widget: None,
-                });
+        }
+    }
+
+    /// The widget each written button shows its chosen state on.
+    fn find_on_widgets(&mut self, doc: &Document) {
+        for w in &mut self.written {
+            if let Planned::State(s) = &w.planned {
+                w.on_widget = (s != b"Off")
+                    .then(|| {
+                        w.field
+                            .widgets
+                            .iter()
+                            .find(|id| tree::on_states(doc, **id).contains(s))
+                    })
+                    .flatten()
+                    .copied();
             }
-            Err((reason, m)) => fail(&mut failed, name, reason, m),
         }
     }
-    if written.is_empty() {
-        *run.doc = snapshot;
-        run.result.failed.extend(failed);
-        return Ok(());
-    }
-    if drop_xfa(run.doc) {
-        warnings.push("xfa_removed".into());
-    }
-    for w in &mut written {
-        if let Planned::State(s) = &w.planned {
-            let doc = &*run.doc;
-            w.on_widget = (s != b"Off")
-                .then(|| {
-                    w.field
-                        .widgets
-                        .iter()
-                        .find(|id| tree::on_states(doc, **id).contains(s))
-                })
-                .flatten()
-                .copied();
+
+    /// Reads every written value back from the saved document; one that did not land is
+    /// lost (`readback_mismatch`).
+    fn read_back(&mut self, filled: &[u8]) -> Result<(), Error> {
+        let got = readback::read(filled)?;
+        let mut lost = Vec::new();
+        for w in &mut self.written {
+            if let Err(m) = readback::check(&w.field, &w.planned, got.get(&w.field.name)) {
+                w.lost = true;
+                lost.push((w.field.name.clone(), m));
+            }
         }
-    }
-    let filled = save(run.doc)?;
-    let got = readback::read(&filled)?;
-    for w in &mut written {
-        if let Err(m) = readback::check(&w.field, &w.planned, got.get(&w.field.name)) {
-            w.lost = true;
-            fail(&mut failed, &w.field.name, FailReason::ReadbackMismatch, m);
+        for (name, m) in lost {
+            self.fail(&name, FailReason::ReadbackMismatch, m);
         }
+        Ok(())
     }
-    let all_fields = tree::fields(run.doc);
-    if spec.flatten {
-        // Values set earlier without an appearance get one, so flattening shows them; with
-        // NeedAppearances the producer's appearances are stale (often empty: LibreOffice)
-        // and are all drawn again. A field that still has none stays live (flatten_skipped).
-        let stale = tree::acroform(run.doc)
+
+    /// Before flattening: values set earlier without an appearance get one, so flattening
+    /// shows them; with NeedAppearances the producer's appearances are stale (often empty:
+    /// LibreOffice) and are all drawn again. A field that still has none stays live
+    /// (flatten_skipped).
+    fn draw_missing_appearances(
+        &mut self,
+        doc: &mut Document,
+        all_fields: &[Field],
+        policy: FontPolicy,
+    ) {
+        let stale = tree::acroform(doc)
             .and_then(|af| af.get(b"NeedAppearances").ok())
             .and_then(|n| n.as_bool().ok())
             .unwrap_or(false);
-        for f in &all_fields {
-            let ours = written.iter().any(|w| w.field.id == f.id);
+        for f in all_fields {
+            let ours = self.written.iter().any(|w| w.field.id == f.id);
             let drawn = !stale
                 && f.widgets
                     .iter()
-                    .all(|w| tree::normal_appearance(run.doc, *w).is_some());
+                    .all(|w| tree::normal_appearance(doc, *w).is_some());
             // A checkbox checked earlier whose widgets have no "on" look gets one.
             let unmarked = f.kind == Kind::Checkbox
-                && tree::has_value(run.doc, f)
+                && tree::has_value(doc, f)
                 && f.widgets
                     .iter()
-                    .all(|w| tree::on_states(run.doc, *w).is_empty());
+                    .all(|w| tree::on_states(doc, *w).is_empty());
             if unmarked && !ours {
-                let _ = fill(run.doc, &mut fonts, f, &FieldInput::Bool(true), run.policy);
+                let _ = fill(doc, &mut self.fonts, f, &FieldInput::Bool(true), policy);
                 continue;
             }
             if ours || drawn || !matches!(f.kind, Kind::Text | Kind::Combo | Kind::List) {
                 continue;
             }
-            if let Some(v) = tree::current_value(run.doc, f) {
-                if let Ok((.., Some(w))) = fill(run.doc, &mut fonts, f, &v, run.policy) {
-                    warnings.push(w.into());
+            if let Some(v) = tree::current_value(doc, f) {
+                if let Ok((.., Some(w))) = fill(doc, &mut self.fonts, f, &v, policy) {
+                    self.warnings.push(w.into());
                 }
             }
         }
     }
-    let output = if spec.flatten {
-        let skipped = flatten::flatten(run.doc, &all_fields).map_err(Error::Engine)?;
+
+    /// Burns the appearances into the pages and checks every written value is visible in
+    /// the flat document's text; returns the flat document's bytes.
+    fn flatten(
+        &mut self,
+        doc: &mut Document,
+        all_fields: &[Field],
+        result: &mut EditResult,
+    ) -> Result<Vec<u8>, Error> {
+        let skipped = flatten::flatten(doc, all_fields).map_err(Error::Engine)?;
         if !skipped.is_empty() {
-            warnings.push("flatten_skipped".into());
+            self.warnings.push("flatten_skipped".into());
         }
         for name in &skipped {
-            if !run.result.flatten_skipped.contains(name) {
-                run.result.flatten_skipped.push(name.clone());
+            if !result.flatten_skipped.contains(name) {
+                result.flatten_skipped.push(name.clone());
             }
         }
-        let flat = save(run.doc)?;
+        let flat = save(doc)?;
         let text = readback::all_text(&flat)?;
-        for w in written.iter_mut().filter(|w| !w.lost) {
+        let mut lost = Vec::new();
+        for w in self.written.iter_mut().filter(|w| !w.lost) {
             if skipped.contains(&w.field.name) {
                 continue;
             }
             if let Err(m) = readback::visible(&text, &w.field, &w.planned) {
                 w.lost = true;
-                fail(&mut failed, &w.field.name, FailReason::ReadbackMismatch, m);
+                lost.push((w.field.name.clone(), m));
             }
         }
-        flat
-    } else {
-        filled
-    };
-    // The pages and areas that may change: the written widgets, or every widget when the
-    // whole form is flattened.
-    let pages = tree::widget_pages(&snapshot);
-    let shown: Vec<&Field> = if spec.flatten {
-        all_fields.iter().collect()
-    } else {
-        written.iter().map(|w| &w.field).collect()
-    };
-    let mut areas: BTreeMap<u32, Vec<[f64; 4]>> = BTreeMap::new();
-    let mut boxes: HashMap<ObjectId, (u32, [f64; 4])> = HashMap::new();
-    for f in &shown {
-        for w in &f.widgets {
-            if let Some(&(page, page_id)) = pages.get(w) {
-                if let Some(b) = page_geom_box(&snapshot, page_id, *w) {
-                    areas.entry(page).or_default().push(b);
-                    boxes.insert(*w, (page, b));
+        for (name, m) in lost {
+            self.fail(&name, FailReason::ReadbackMismatch, m);
+        }
+        Ok(flat)
+    }
+
+    /// Verifies the output through the commit step (the pages of the written widgets, or
+    /// of every widget when the whole form is flattened, compared outside the widgets) and
+    /// reports each written field. Collateral does not undo a fill: the field is reported
+    /// with `verified: false`.
+    fn verify_and_report(
+        self,
+        run: &mut FormRun<'_>,
+        snapshot: &Document,
+        all_fields: &[Field],
+        flatten: bool,
+        output: Vec<u8>,
+    ) -> Result<(), Error> {
+        let pages = tree::widget_pages(snapshot);
+        let shown: Vec<&Field> = if flatten {
+            all_fields.iter().collect()
+        } else {
+            self.written.iter().map(|w| &w.field).collect()
+        };
+        let mut areas: BTreeMap<u32, Vec<[f64; 4]>> = BTreeMap::new();
+        let mut boxes: HashMap<ObjectId, (u32, [f64; 4])> = HashMap::new();
+        for f in &shown {
+            for w in &f.widgets {
+                if let Some(&(page, page_id)) = pages.get(w) {
+                    if let Some(b) = page_geom_box(snapshot, page_id, *w) {
+                        areas.entry(page).or_default().push(b);
+                        boxes.insert(*w, (page, b));
+                    }
                 }
             }
         }
-    }
-    let mut renders = BTreeMap::new();
-    for (&page, page_areas) in &areas {
-        let before = match run.renders.remove(&page) {
-            Some(r) => r,
-            None => verify::render(run.current, page)?,
+        // The box shown for a field is the widget that is on (a radio group's chosen
+        // button), else the field's first widget.
+        let kept_fields: Vec<(&Written, (u32, [f64; 4]))> = self
+            .written
+            .iter()
+            .filter(|w| !w.lost)
+            .map(|w| {
+                let on = w.on_widget.and_then(|id| boxes.get(&id));
+                let first = on.or_else(|| w.field.widgets.iter().find_map(|id| boxes.get(id)));
+                (w, first.copied().unwrap_or((0, [0.0; 4])))
+            })
+            .collect();
+        let checks: Vec<PageCheck> = areas
+            .into_iter()
+            .map(|(page, areas)| PageCheck {
+                page,
+                areas,
+                moved: Vec::new(),
+                shown: kept_fields
+                    .iter()
+                    .filter(|(_, (p, _))| *p == page)
+                    .map(|(_, (_, b))| *b)
+                    .collect(),
+            })
+            .collect();
+        let rules = Rules {
+            roll_back: false,
+            ..Rules::new(self.edit, "the form's fields")
         };
-        let after = verify::render(&output, page)?;
-        let collateral = verify::compare(&before, &after, page_areas)?.changed_pixels_outside;
-        renders.insert(page, (before, after, collateral));
-    }
-    for w in written.iter().filter(|w| !w.lost) {
-        // The box shown is the widget that is on (a radio group's chosen button), else the
-        // field's first widget.
-        let on = w.on_widget.and_then(|id| boxes.get(&id));
-        let first = on.or_else(|| w.field.widgets.iter().find_map(|id| boxes.get(id)));
-        let (page, bbox) = first.copied().unwrap_or((0, [0.0; 4]));
-        let (collateral, previews) = match renders.get(&page) {
-            Some((b, a, c)) => (*c, crate::verify::previews(b, a, bbox, run.previews)),
-            None => (0, (Vec::new(), Vec::new())),
+        let verdict = commit(&mut run.verifier, &rules, output, &checks, &mut Plain)?;
+        let Verdict::Kept(kept) = verdict else {
+            *run.doc = snapshot.clone();
+            return Ok(());
         };
-        run.result.changes.push(Change {
-            edit_index: edit.index,
-            page,
-            op: edit.op,
-            find: String::new(),
-            replace: String::new(),
-            font_source: w.font_source,
-            font_used: w.font_used.clone(),
-            verified: collateral == 0,
-            collateral_pixels: collateral,
-            bbox,
-            before_png: previews.0,
-            after_png: previews.1,
-            field: Some(w.field.name.clone()),
-            value: Some(reported(&snapshot, &w.field, &w.planned)),
-            alignment: None,
-        });
-    }
-    for (page, (_, after, _)) in renders {
-        run.renders.insert(page, after);
-        run.result.touch_page(page);
-    }
-    *run.current = output;
-    run.result.failed.extend(failed);
-    for w in warnings {
-        if !run.result.warnings.contains(&w) {
-            run.result.warnings.push(w);
+        let mut by_page: HashMap<u32, (u64, Crops)> = kept
+            .into_iter()
+            .map(|k| (k.page, (k.collateral, k.previews.into_iter())))
+            .collect();
+        let result = &mut *run.verifier.result;
+        for (w, (page, bbox)) in kept_fields {
+            let (collateral, previews) = match by_page.get_mut(&page) {
+                Some((c, crops)) => (*c, crops.next().unwrap_or_default()),
+                None => (0, (Vec::new(), Vec::new())),
+            };
+            result.changes.push(Change {
+                font_source: w.font_source,
+                font_used: w.font_used.clone(),
+                field: Some(w.field.name.clone()),
+                value: Some(reported(snapshot, &w.field, &w.planned)),
+                ..change(self.edit, page, collateral, bbox, previews)
+            });
         }
+        result.failed.extend(self.failed);
+        for w in self.warnings {
+            if !result.warnings.contains(&w) {
+                result.warnings.push(w);
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The field a request name means: the fully qualified name, else a unique partial name.

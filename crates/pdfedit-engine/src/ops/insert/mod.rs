@@ -8,23 +8,20 @@
 //! Inline insertion right after an anchor is a replace of the anchor by anchor + text (see
 //! `Run::insert` in `ops`), so the rest of the line moves along as it does for replace.
 
-use std::collections::HashMap;
-
 use lopdf::Document;
 use pdf_content::{FontObject, Glyph, StreamId};
-use pdf_render::raster::Raster;
 
+use crate::commit::{change, commit, PageCheck, Plain, Rules, Verdict, Verifier};
 use crate::model::fonts::DocFonts;
 use crate::model::text::display_box;
 use crate::model::PageModel;
 use crate::plan::choose::{choose_font, embed_resolved, space_width, Seg};
 use crate::plan::streams::{add_font_resource, append_page_stream, hex};
-use crate::plan::style::{parse_hex, resolve_font};
+use crate::plan::style::{parse_hex, resolve_style_font};
+use crate::run::timed;
 use crate::save::save;
 use crate::types::{At, Change, Edit, EditResult, Failed, FontPolicy, InsertSpec};
-use crate::verify;
 use crate::Error;
-use pdf_fonts::registry::Kind;
 
 use crate::types::FailReason;
 /// Why an insert was refused: (reason, message).
@@ -34,12 +31,9 @@ use crate::types::Refusal;
 pub(crate) struct InsertRun<'a> {
     pub doc: &'a mut Document,
     pub fonts: &'a mut DocFonts,
-    pub current: &'a mut Vec<u8>,
-    pub renders: &'a mut HashMap<u32, Raster>,
-    pub result: &'a mut EditResult,
+    /// Current bytes, renders and result, as the commit step works on them.
+    pub verifier: Verifier<'a>,
     pub policy: FontPolicy,
-    /// Whether changes carry their preview crops.
-    pub previews: bool,
 }
 
 /// Where the new text starts and the glyph whose style it takes.
@@ -52,7 +46,7 @@ struct Target {
 
 /// Applies a point or new-line insert on `model`'s page. Returns whether it applied.
 pub(crate) fn apply(
-    run: InsertRun<'_>,
+    mut run: InsertRun<'_>,
     model: &PageModel,
     edit: &Edit,
     spec: &InsertSpec,
@@ -67,10 +61,11 @@ pub(crate) fn apply(
             field: None,
         });
     };
+    let result = &mut *run.verifier.result;
     let target = match target(model, &spec.at) {
         Ok(t) => t,
         Err((reason, m)) => {
-            fail(run.result, reason, m);
+            fail(result, reason, m);
             return Ok(false);
         }
     };
@@ -78,7 +73,7 @@ pub(crate) fn apply(
         Ok(p) => p,
         Err((reason, m)) => {
             *run.doc = snapshot;
-            fail(run.result, reason, m);
+            fail(result, reason, m);
             return Ok(false);
         }
     };
@@ -88,52 +83,40 @@ pub(crate) fn apply(
         .glyphs
         .iter()
         .any(|g| intersects(g.bbox, planned.area, 0.5));
-    let area = display_box(run.doc, model.page_id, planned.area);
-    let new_bytes = save(run.doc)?;
-    let page = model.number;
-    let before = match run.renders.remove(&page) {
-        Some(r) => r,
-        None => verify::render(run.current, page)?,
-    };
-    let after = verify::render(&new_bytes, page)?;
-    let collateral = verify::compare(&before, &after, &[area])?.changed_pixels_outside;
-    if overlaps || collateral > 0 {
+    if overlaps {
         *run.doc = snapshot;
-        run.renders.insert(page, before);
-        let why = if overlaps {
-            "the new text would cover other text on the page".to_string()
-        } else {
-            format!("{collateral} pixels changed outside the new text; rolled back")
-        };
-        fail(run.result, FailReason::CollateralChange, why);
+        let why = "the new text would cover other text on the page".to_string();
+        fail(result, FailReason::CollateralChange, why);
         return Ok(false);
     }
-    let (before_png, after_png) = verify::previews(&before, &after, area, run.previews);
-    run.renders.insert(page, after);
-    *run.current = new_bytes;
+    let area = display_box(run.doc, model.page_id, planned.area);
+    let new_bytes = timed(&mut result.timings.save_ms, || save(run.doc))?;
+    let page = PageCheck {
+        page: model.number,
+        areas: vec![area],
+        moved: Vec::new(),
+        shown: vec![area],
+    };
+    let rules = Rules::new(edit, "the new text");
+    let verdict = commit(&mut run.verifier, &rules, new_bytes, &[page], &mut Plain)?;
+    let Verdict::Kept(kept) = verdict else {
+        *run.doc = snapshot;
+        return Ok(false);
+    };
+    let result = &mut *run.verifier.result;
     if let Some(w) = planned.warning {
-        if !run.result.warnings.iter().any(|x| x == w) {
-            run.result.warnings.push(w.into());
+        if !result.warnings.iter().any(|x| x == w) {
+            result.warnings.push(w.into());
         }
     }
-    run.result.touch_page(page);
-    run.result.changes.push(Change {
-        edit_index: edit.index,
-        page,
-        op: edit.op,
-        find: String::new(),
-        replace: spec.text.clone(),
-        font_source: planned.font_source,
-        font_used: planned.font_used,
-        verified: true,
-        collateral_pixels: 0,
-        bbox: area,
-        before_png,
-        after_png,
-        field: None,
-        value: None,
-        alignment: None,
-    });
+    for crops in kept.into_iter().flat_map(|k| k.previews) {
+        result.changes.push(Change {
+            replace: spec.text.clone(),
+            font_source: planned.font_source,
+            font_used: planned.font_used.clone(),
+            ..change(edit, model.number, 0, area, crops)
+        });
+    }
     Ok(true)
 }
 
@@ -278,18 +261,7 @@ fn draw(
         Some(name) => {
             let own = fonts.get(doc, &g.font).map(|f| f.font.style());
             let (bold, italic) = own.map_or((false, false), |s| (s.bold, s.italic));
-            let resolved = resolve_font(name, bold, italic).ok_or_else(|| {
-                (
-                    FailReason::MissingGlyphs,
-                    format!("style.font {name} is not installed"),
-                )
-            })?;
-            if policy == FontPolicy::MetricOnly && resolved.kind == Kind::LookAlike {
-                return Err((
-                    FailReason::NoMetricFont,
-                    format!("style.font {} is a look-alike", resolved.name),
-                ));
-            }
+            let resolved = resolve_style_font(name, bold, italic, policy)?;
             embed_resolved(doc, fonts, model, &reference, &resolved, &spec.text)?
         }
         None => choose_font(doc, fonts, model, &reference, &spec.text, policy)?,
@@ -330,26 +302,7 @@ fn draw(
         Some(c) => c,
         None => g.fill_rgb.unwrap_or([0.0, 0.0, 0.0]),
     };
-    let space = space_width(&font.font);
-    let mut tj = String::new();
-    let mut width = 0.0; // text space units (1/1000 em at size 1 of the matrix)
-    for seg in &chosen.segs {
-        match seg {
-            Seg::Codes(codes) => {
-                tj += &format!("<{}>", hex(codes));
-                let mut rest = codes.as_slice();
-                while !rest.is_empty() {
-                    let (code, used) = font.font.next_code(rest);
-                    width += font.font.width(code);
-                    rest = &rest[used.clamp(1, rest.len())..];
-                }
-            }
-            Seg::Space => {
-                tj += &format!(" {} ", fmt(-space));
-                width += space;
-            }
-        }
-    }
+    let (tj, width) = shown_text(&font.font, &chosen.segs);
     let ops = format!(
         "q\nBT\n/{} 1 Tf\n{} {} {} rg\n{} Tm\n[{}] TJ\nET\nQ\n",
         String::from_utf8_lossy(&name),
@@ -361,8 +314,44 @@ fn draw(
     );
     append_page_stream(doc, model.page_id, ops.into_bytes())
         .map_err(|e| (FailReason::UnsupportedLayout, e))?;
-    // Box: advance along the baseline, descent..ascent across it (font units 1/1000).
-    let d = font.font.descriptor();
+    Ok(Drawn {
+        area: text_box(&font.font, &m, width),
+        font_source: chosen.source,
+        font_used: chosen.name,
+        warning: chosen.warning,
+    })
+}
+
+/// The `TJ` array's contents for `segs` (hex codes, a word space as a number) and the
+/// text's width in text space units (1/1000 em at size 1 of the matrix).
+fn shown_text(font: &pdf_fonts::Font, segs: &[Seg]) -> (String, f64) {
+    let space = space_width(font);
+    let mut tj = String::new();
+    let mut width = 0.0;
+    for seg in segs {
+        match seg {
+            Seg::Codes(codes) => {
+                tj += &format!("<{}>", hex(codes));
+                let mut rest = codes.as_slice();
+                while !rest.is_empty() {
+                    let (code, used) = font.next_code(rest);
+                    width += font.width(code);
+                    rest = &rest[used.clamp(1, rest.len())..];
+                }
+            }
+            Seg::Space => {
+                tj += &format!(" {} ", fmt(-space));
+                width += space;
+            }
+        }
+    }
+    (tj, width)
+}
+
+/// The box (user space) of text `width` long drawn with matrix `m`: its advance along the
+/// baseline, descent to ascent across it (font units 1/1000).
+fn text_box(font: &pdf_fonts::Font, m: &[f64; 6], width: f64) -> [f64; 4] {
+    let d = font.descriptor();
     let (asc, desc) = (
         if d.ascent > 0.0 { d.ascent } else { 800.0 },
         if d.descent < 0.0 { d.descent } else { -200.0 },
@@ -376,12 +365,7 @@ fn draw(
     let ys = corners.map(|c| c.1);
     let min = |v: [f64; 4]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let max = |v: [f64; 4]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Ok(Drawn {
-        area: [min(xs), min(ys), max(xs), max(ys)],
-        font_source: chosen.source,
-        font_used: chosen.name,
-        warning: chosen.warning,
-    })
+    [min(xs), min(ys), max(xs), max(ys)]
 }
 
 fn first_page_stream(model: &PageModel) -> Option<StreamId> {

@@ -64,6 +64,49 @@ fn rect_area(ctm: &Matrix, width: u32, height: u32, r: PixelRect) -> [f64; 4] {
     )
 }
 
+/// An image XObject as the page reaches it: the forms on the way and its resource name.
+type Key = (Vec<(Vec<u8>, ObjectId)>, Vec<u8>);
+
+/// An inline image (its stream and op) and the CTM it is drawn with.
+type Inline = ((StreamId, usize), Matrix);
+
+/// Per image XObject: its object and the CTMs it is drawn with under the boxes.
+type Hits = BTreeMap<Key, (ObjectId, Vec<Matrix>)>;
+
+/// The images drawn under `boxes`: per image XObject (by the forms and name it is reached
+/// by) its object and the CTMs it is drawn with there, and the inline images of the page's
+/// own content; refused for an inline image inside a form.
+fn images_under(
+    placements: &[Placement],
+    boxes: &[[f64; 4]],
+) -> Result<(Hits, Vec<Inline>), Refusal> {
+    let mut hit: Hits = BTreeMap::new();
+    let mut inline = Vec::new();
+    for p in placements.iter().filter(|p| covered(p, boxes)) {
+        let Some(id) = p.image else {
+            match p.inline {
+                Some(at) if p.forms.is_empty() => {
+                    inline.push((at, p.ctm));
+                    continue;
+                }
+                _ => {
+                    return Err((
+                        FailReason::ImageUnsupported,
+                        "an inline image inside a form lies under the redaction; \
+                         it is not masked yet"
+                            .into(),
+                    ))
+                }
+            }
+        };
+        hit.entry((p.forms.clone(), p.name.clone()))
+            .or_insert((id, Vec::new()))
+            .1
+            .push(p.ctm);
+    }
+    Ok((hit, inline))
+}
+
 /// Masks the pixels under `boxes` in every image the page draws there. A part that
 /// cannot be done refuses the whole redaction (fail closed).
 ///
@@ -78,31 +121,7 @@ pub(crate) fn mask_under(
 ) -> Result<Vec<Masked>, Refusal> {
     let page_id = model.page_id;
     let unsupported = |m: String| (FailReason::ImageUnsupported, m);
-    // Per (forms, resource name): the image and the CTMs it is drawn with under a box.
-    type Key = (Vec<(Vec<u8>, ObjectId)>, Vec<u8>);
-    let mut hit: BTreeMap<Key, (ObjectId, Vec<Matrix>)> = BTreeMap::new();
-    let mut inline = Vec::new();
-    for p in placements.iter().filter(|p| covered(p, boxes)) {
-        let Some(id) = p.image else {
-            match p.inline {
-                Some(at) if p.forms.is_empty() => {
-                    inline.push((at, p.ctm));
-                    continue;
-                }
-                _ => {
-                    return Err(unsupported(
-                        "an inline image inside a form lies under the redaction; \
-                         it is not masked yet"
-                            .into(),
-                    ))
-                }
-            }
-        };
-        hit.entry((p.forms.clone(), p.name.clone()))
-            .or_insert((id, Vec::new()))
-            .1
-            .push(p.ctm);
-    }
+    let (hit, inline) = images_under(placements, boxes)?;
     // Forms copied for this page (original → copy): other users keep the original.
     let mut copies: HashMap<ObjectId, ObjectId> = HashMap::new();
     let mut out = inline_images(doc, model, &inline, boxes, written)?;

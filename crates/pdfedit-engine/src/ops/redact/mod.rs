@@ -23,15 +23,15 @@ mod residual;
 mod strings;
 mod widths;
 
+use crate::types::FailReason;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use crate::commit::{change, commit, Checks, PageCheck, Pair, Rules, Verdict};
 use crate::find::{line_matches, Match, Matcher};
 use crate::plan::streams;
-use crate::run::Run;
+use crate::run::{timed, Run};
 use crate::save::save;
-use crate::types::FailReason;
 use crate::types::{Change, Edit, EditOp, EditRequest, Removal, Unmatched};
-use crate::verify;
 use crate::Error;
 
 /// Why a part of a redaction cannot be done: a stable reason and a message.
@@ -66,25 +66,7 @@ pub(crate) fn apply(
     let pages = run.page_ids();
     matches.extend(wrapped(run, edit, matcher)?);
     if matches.is_empty() {
-        let scanned = scanned_pages(run, edit)?;
-        if scanned.is_empty() {
-            run.result.unmatched.push(Unmatched {
-                edit_index: edit.index,
-                op: edit.op,
-                find: edit.find.clone(),
-            });
-        } else {
-            run.fail(
-                edit,
-                FailReason::ScannedText,
-                format!(
-                    "the text was not found in any text layer, and page(s) {} are scanned \
-                     images without one: text inside an image cannot be redacted as text",
-                    join(&scanned)
-                ),
-            );
-        }
-        return Ok(());
+        return not_found(run, edit);
     }
     let snapshot = run.doc.clone();
     let mut by_page: BTreeMap<u32, Vec<Match>> = BTreeMap::new();
@@ -93,78 +75,8 @@ pub(crate) fn apply(
     }
     let mut plans = Vec::new();
     for (page, ms) in by_page {
-        let page_id = pages[&page];
-        run.model(page, page_id)?;
-        let model = &run.models[&page];
-        // Glyphs that stay drawn but lose the matched text from their font's text map;
-        // matches made only of such glyphs change no drawing.
-        let cuts: Vec<(usize, String)> = ms
-            .iter()
-            .flat_map(|m| m.unicode_cuts.iter().cloned())
-            .collect();
-        let ms: Vec<Match> = ms.into_iter().filter(|m| !m.glyphs.is_empty()).collect();
-        // A word of an invisible OCR layer over a scan is redacted like any other: its
-        // glyphs go, and the image pixels under its box (the word as seen) are zeroed.
-        let placements = crate::image::placements::placements(&run.doc, model);
-        let glyphs = &model.glyphs.glyphs;
-        let vertical: HashSet<usize> = ms
-            .iter()
-            .flat_map(|m| m.glyphs.iter().copied())
-            .filter(|&g| {
-                run.fonts
-                    .get(&run.doc, &glyphs[g].font)
-                    .is_some_and(|f| f.font.is_vertical())
-            })
-            .collect();
-        let dropped: HashMap<usize, widths::Dropped> = ms
-            .iter()
-            .flat_map(|m| m.glyphs.iter().copied())
-            .map(|g| (g, widths::dropped(&run.doc, &mut run.fonts, &glyphs[g])))
-            .collect();
-        // Only matches with glyphs to remove change the drawing.
-        let drawn = if ms.is_empty() {
-            Ok((Vec::new(), Vec::new()))
-        } else {
-            content::plan(model, &ms, &|g| vertical.contains(&g), &|g| {
-                dropped.get(&g).copied().unwrap_or_default()
-            })
-            .map_err(|e| (FailReason::UnsupportedLayout, e))
-            .and_then(|plan| {
-                for (sid, bytes) in &plan.streams {
-                    streams::write_stream(&mut run.doc, model, *sid, bytes)
-                        .map_err(|e| (FailReason::UnsupportedLayout, e))?;
-                }
-                let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
-                let masked =
-                    images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
-                content::draw_boxes(&mut run.doc, page_id, &boxes)
-                    .map_err(|e| (FailReason::EngineError, e))?;
-                Ok((plan.boxes, masked))
-            })
-        };
-        let outcome = drawn.and_then(|(boxes, masked)| {
-            let maps = crate::find::clusters::rewrite_text_maps(&mut run.doc, model, &cuts)
-                .map_err(|e| (FailReason::UnsupportedLayout, e))?;
-            Ok((boxes, masked, maps))
-        });
-        match outcome {
-            Ok((boxes, images, text_maps)) => plans.push(PagePlan {
-                text_maps,
-                ink_margins: ms
-                    .iter()
-                    .map(|m| {
-                        // A third of the em: descenders of fonts whose descriptor
-                        // claims no descent reach that far below the box.
-                        let t = glyphs[m.glyphs[0]].trm;
-                        0.3 * (t[2] * t[2] + t[3] * t[3]).sqrt()
-                    })
-                    .collect(),
-                page,
-                matches: ms,
-                boxes,
-                images,
-                geom: model.geom,
-            }),
+        match plan_page(run, page, pages[&page], ms)? {
+            Ok(plan) => plans.push(plan),
             Err((reason, message)) => {
                 run.rollback(snapshot);
                 run.fail(edit, reason, format!("page {page}: {message}"));
@@ -178,6 +90,138 @@ pub(crate) fn apply(
     verify_and_commit(run, edit, snapshot, plans)
 }
 
+/// A redaction that found nothing: `unmatched[]`, or `scanned_text` when pages in its
+/// scope are scanned images without a text layer.
+fn not_found(run: &mut Run, edit: &Edit) -> Result<(), Error> {
+    let scanned = scanned_pages(run, edit)?;
+    if scanned.is_empty() {
+        run.result.unmatched.push(Unmatched {
+            edit_index: edit.index,
+            op: edit.op,
+            find: edit.find.clone(),
+        });
+    } else {
+        run.fail(
+            edit,
+            FailReason::ScannedText,
+            format!(
+                "the text was not found in any text layer, and page(s) {} are scanned \
+                 images without one: text inside an image cannot be redacted as text",
+                join(&scanned)
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Plans and writes one page's redaction: the glyphs leave their streams, the images
+/// under the boxes are masked, the black boxes drawn, and the font text maps that held
+/// the text cut.
+fn plan_page(
+    run: &mut Run,
+    page: u32,
+    page_id: lopdf::ObjectId,
+    ms: Vec<Match>,
+) -> Result<Result<PagePlan, Refusal>, Error> {
+    run.model(page, page_id)?;
+    let model = &run.models[&page];
+    // Glyphs that stay drawn but lose the matched text from their font's text map;
+    // matches made only of such glyphs change no drawing.
+    let cuts: Vec<(usize, String)> = ms
+        .iter()
+        .flat_map(|m| m.unicode_cuts.iter().cloned())
+        .collect();
+    let ms: Vec<Match> = ms.into_iter().filter(|m| !m.glyphs.is_empty()).collect();
+    // A word of an invisible OCR layer over a scan is redacted like any other: its
+    // glyphs go, and the image pixels under its box (the word as seen) are zeroed.
+    let placements = crate::image::placements::placements(&run.doc, model);
+    let glyphs = &model.glyphs.glyphs;
+    let vertical: HashSet<usize> = ms
+        .iter()
+        .flat_map(|m| m.glyphs.iter().copied())
+        .filter(|&g| {
+            run.fonts
+                .get(&run.doc, &glyphs[g].font)
+                .is_some_and(|f| f.font.is_vertical())
+        })
+        .collect();
+    let dropped: HashMap<usize, widths::Dropped> = ms
+        .iter()
+        .flat_map(|m| m.glyphs.iter().copied())
+        .map(|g| (g, widths::dropped(&run.doc, &mut run.fonts, &glyphs[g])))
+        .collect();
+    // Only matches with glyphs to remove change the drawing.
+    let drawn = if ms.is_empty() {
+        Ok((Vec::new(), Vec::new()))
+    } else {
+        content::plan(model, &ms, &|g| vertical.contains(&g), &|g| {
+            dropped.get(&g).copied().unwrap_or_default()
+        })
+        .map_err(|e| (FailReason::UnsupportedLayout, e))
+        .and_then(|plan| {
+            for (sid, bytes) in &plan.streams {
+                streams::write_stream(&mut run.doc, model, *sid, bytes)
+                    .map_err(|e| (FailReason::UnsupportedLayout, e))?;
+            }
+            let boxes: Vec<[f64; 4]> = plan.boxes.iter().map(|b| b.1).collect();
+            let masked =
+                images::mask_under(&mut run.doc, model, &placements, &boxes, &plan.streams)?;
+            content::draw_boxes(&mut run.doc, page_id, &boxes)
+                .map_err(|e| (FailReason::EngineError, e))?;
+            Ok((plan.boxes, masked))
+        })
+    };
+    let outcome = drawn.and_then(|(boxes, masked)| {
+        let maps = crate::find::clusters::rewrite_text_maps(&mut run.doc, model, &cuts)
+            .map_err(|e| (FailReason::UnsupportedLayout, e))?;
+        Ok((boxes, masked, maps))
+    });
+    Ok(outcome.map(|(boxes, images, text_maps)| PagePlan {
+        text_maps,
+        ink_margins: ms
+            .iter()
+            .map(|m| {
+                // A third of the em: descenders of fonts whose descriptor claims no
+                // descent reach that far below the box.
+                let t = glyphs[m.glyphs[0]].trm;
+                0.3 * (t[2] * t[2] + t[3] * t[3]).sqrt()
+            })
+            .collect(),
+        page,
+        matches: ms,
+        boxes,
+        images,
+        geom: model.geom,
+    }))
+}
+
+/// A redaction's noise rounds (see [`noise`]): glyphs PDFium now places an `f32` rounding
+/// away, one placement step over; then Type 3 bitmap glyphs it now snaps a row higher or
+/// lower (`type3`: the boxes of the Type 3 glyphs kept on each page).
+struct Noise {
+    type3: HashMap<u32, Vec<[f64; 4]>>,
+}
+
+impl Checks for Noise {
+    fn settle(&mut self, round: usize, pair: &Pair<'_>) -> Result<Vec<[f64; 4]>, Error> {
+        let page = pair.page.page;
+        Ok(match round {
+            0 => noise::settled_areas(
+                pair.policy,
+                pair.before_pdf,
+                pair.after_pdf,
+                page,
+                pair.before,
+                pair.after,
+            )?,
+            1 => self.type3.get(&page).map_or_else(Vec::new, |boxes| {
+                noise::snapped_bitmap_glyphs(boxes, pair.before, pair.after)
+            }),
+            _ => Vec::new(),
+        })
+    }
+}
+
 /// Renders the redacted pages, compares them outside the redacted areas, and keeps the
 /// edit or rolls it back.
 fn verify_and_commit(
@@ -186,18 +230,10 @@ fn verify_and_commit(
     snapshot: lopdf::Document,
     plans: Vec<PagePlan>,
 ) -> Result<(), Error> {
-    let new_bytes = save(&run.doc)?;
-    let mut changes = Vec::new();
-    let mut removals = Vec::new();
-    let mut collateral = 0;
-    let mut where_changed = Vec::new();
-    let mut renders = Vec::new();
+    let new_bytes = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+    let mut pages = Vec::new();
+    let mut type3 = HashMap::new();
     for plan in &plans {
-        let before = match run.renders.remove(&plan.page) {
-            Some(r) => r,
-            None => verify::render(&run.current, plan.page)?,
-        };
-        let after = verify::render(&new_bytes, plan.page)?;
         // The removed glyphs' ink may reach past their advance boxes (overhangs,
         // accents, descenders): the redacted area reaches a bit further (`ink_margins`).
         let mut areas: Vec<[f64; 4]> = plan
@@ -209,54 +245,40 @@ fn verify_and_commit(
             areas.extend(img.areas_user.iter().map(|a| plan.geom.display_box(*a)));
         }
         areas.extend(removed_ink(&run.current, plan, &run.models)?);
-        let mut report = verify::compare(&before, &after, &areas)?;
-        if report.changed_pixels_outside > 0 {
-            // Glyphs PDFium now places an f32 rounding away, one placement step over.
-            let settled =
-                noise::settled_areas(&run.current, &new_bytes, plan.page, &before, &after)?;
-            if !settled.is_empty() {
-                areas.extend(settled);
-                report = verify::compare(&before, &after, &areas)?;
-            }
-        }
-        if report.changed_pixels_outside > 0 {
-            // Type 3 bitmap glyphs PDFium now snaps a row higher or lower.
-            let boxes = type3_boxes(run, plan);
-            let snapped = noise::snapped_bitmap_glyphs(&boxes, &before, &after);
-            if !snapped.is_empty() {
-                areas.extend(snapped);
-                report = verify::compare(&before, &after, &areas)?;
-            }
-        }
-        collateral += report.changed_pixels_outside;
-        if let Some(b) = report
-            .bbox_of_changes
-            .filter(|_| report.changed_pixels_outside > 0)
-        {
-            where_changed.push(format!(
-                "page {} around [{:.0}, {:.0}, {:.0}, {:.0}]",
-                plan.page, b[0], b[1], b[2], b[3]
-            ));
-        }
-        for (mi, b) in &plan.boxes {
-            let area = plan.geom.display_box(*b);
-            let (before_png, after_png) = verify::previews(&before, &after, area, run.previews);
-            changes.push(Change {
-                edit_index: edit.index,
-                page: plan.page,
-                op: EditOp::Redact,
+        pages.push(PageCheck {
+            page: plan.page,
+            areas,
+            moved: Vec::new(),
+            shown: plan
+                .boxes
+                .iter()
+                .map(|(_, b)| plan.geom.display_box(*b))
+                .collect(),
+        });
+        type3.insert(plan.page, type3_boxes(run, plan));
+    }
+    let rules = Rules {
+        locate: true,
+        ..Rules::new(edit, "the redacted areas")
+    };
+    let verdict = commit(
+        &mut run.verifier(),
+        &rules,
+        new_bytes,
+        &pages,
+        &mut Noise { type3 },
+    )?;
+    let Verdict::Kept(kept) = verdict else {
+        run.rollback(snapshot);
+        return Ok(());
+    };
+    let mut removals = Vec::new();
+    for ((plan, page), k) in plans.iter().zip(&pages).zip(kept) {
+        run.models.remove(&plan.page);
+        for (((mi, _), area), crops) in plan.boxes.iter().zip(&page.shown).zip(k.previews) {
+            run.result.changes.push(Change {
                 find: plan.matches[*mi].found.clone(),
-                replace: String::new(),
-                font_source: "none",
-                font_used: String::new(),
-                verified: true,
-                collateral_pixels: report.changed_pixels_outside,
-                bbox: area,
-                before_png,
-                after_png,
-                field: None,
-                value: None,
-                alignment: None,
+                ..change(edit, plan.page, k.collateral, *area, crops)
             });
         }
         for map in &plan.text_maps {
@@ -275,30 +297,7 @@ fn verify_and_commit(
                 location: img.location.clone(),
             });
         }
-        renders.push((plan.page, before, after));
     }
-    if collateral > 0 {
-        run.rollback(snapshot);
-        for (page, before, _) in renders {
-            run.renders.insert(page, before);
-        }
-        run.fail(
-            edit,
-            FailReason::CollateralChange,
-            format!(
-                "{collateral} pixels changed outside the redacted areas ({}); rolled back",
-                where_changed.join(", ")
-            ),
-        );
-        return Ok(());
-    }
-    for (page, _, after) in renders {
-        run.renders.insert(page, after);
-        run.models.remove(&page);
-        run.result.touch_page(page);
-    }
-    run.current = new_bytes;
-    run.result.changes.extend(changes);
     if removals.iter().any(|r| r.kind == "font_text_map") {
         // Cached fonts hold the text maps as they were.
         run.fonts = crate::model::fonts::DocFonts::default();

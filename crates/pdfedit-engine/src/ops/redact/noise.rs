@@ -7,29 +7,24 @@
 //! but PDFium places a glyph at a third of a pixel (LCD text) or at a whole pixel (Type 3
 //! bitmaps), and a glyph that sat on such a step's boundary then renders one step over,
 //! which the pixel comparison counts as collateral. Such a glyph is recognised by both
-//! facts at once: PDFium's own origin for it moved by no more than [`NOISE_PT`], and its
-//! pixels after match the render before shifted by one placement step in the direction
-//! of that tiny move ([`verify::moved_mismatch`]). Only then is its box left out of the
-//! comparison; anything else (a glyph lost, added, changed or truly moved) still counts.
+//! facts at once: PDFium's own origin for it moved by no more than the policy's `noise_pt`,
+//! and its pixels after match the render before shifted by one placement step (the
+//! policy's `noise_steps_px`) in the direction of that tiny move
+//! ([`verify::moved_mismatch`]). Only then is its box left out of the comparison; anything
+//! else (a glyph lost, added, changed or truly moved) still counts. These are the
+//! redaction's noise rounds of the commit step (`crate::commit`).
 
 use pdf_render::raster::Raster;
 use pdf_render::RawChar;
 
-use crate::verify;
+use crate::verify::{self, Policy};
 use crate::Error;
 
-/// The largest origin difference (points) taken as `f32` rounding rather than a move: a
-/// fiftieth of a pixel at the verification's resolution, far above the `f32` spacing of
-/// page coordinates (6e-5 at 1000 pt) and far below anything visible.
-pub(crate) const NOISE_PT: f64 = 0.001;
-
-/// PDFium's placement steps, in pixels: a third of a pixel for outline glyphs (LCD text),
-/// a whole pixel for glyph bitmaps.
-const STEPS_PX: [f64; 2] = [1.0 / 3.0, 1.0];
-
 /// Boxes (top-left points) of the characters on 1-based `page` that PDFium places within
-/// [`NOISE_PT`] of their old origin and that render as before, one placement step over.
+/// the policy's `noise_pt` of their old origin and that render as before, one placement
+/// step over.
 pub(crate) fn settled_areas(
+    policy: &Policy,
     before_pdf: &[u8],
     after_pdf: &[u8],
     page: u32,
@@ -51,7 +46,7 @@ pub(crate) fn settled_areas(
         let Some(d) = nearest_move(&old, c) else {
             continue;
         };
-        if d == [0.0, 0.0] || d[0].abs().max(d[1].abs()) > NOISE_PT {
+        if d == [0.0, 0.0] || d[0].abs().max(d[1].abs()) > policy.noise_pt {
             continue;
         }
         let b = [
@@ -65,13 +60,13 @@ pub(crate) fn settled_areas(
             continue;
         }
         // Rendered one step over, in the direction of the tiny move (either axis).
-        let settled = STEPS_PX.iter().any(|&step| {
+        let settled = policy.noise_steps_px.iter().any(|&step| {
             let m = [d[0].signum() * step * px, d[1].signum() * step * px];
             let shifts = [[m[0], 0.0], [0.0, m[1]], m];
             shifts
                 .iter()
                 .filter(|s| s[0] != 0.0 || s[1] != 0.0)
-                .any(|s| verify::moved_mismatch(before, after, &[(b, *s)]) == 0)
+                .any(|s| verify::moved_mismatch(policy, before, after, &[(b, *s)]) == 0)
         });
         if settled {
             out.push(b);

@@ -18,7 +18,6 @@ use crate::Error;
 /// Every residual occurrence of each edit's string in `bytes` (an unencrypted PDF).
 pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Residual>, Error> {
     let mut doc = Document::load_mem(bytes).map_err(|e| Error::Engine(e.to_string()))?;
-    let mut fonts = DocFonts::default();
     let pages = doc.get_pages();
     // Page content streams by object, for reporting raw hits with their page.
     let mut content_page: HashMap<ObjectId, u32> = HashMap::new();
@@ -35,24 +34,7 @@ pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Re
             .iter()
             .map(|p| (p.page, p.plain_text()))
             .collect();
-    let mut models = Vec::new();
-    for (&number, &page_id) in &pages {
-        let mut source = Source {
-            doc: &doc,
-            fonts: &mut fonts,
-        };
-        let Ok(glyphs) = pdf_content::interpret_page(&doc, page_id, &mut source) else {
-            continue;
-        };
-        let lines = build_lines(&glyphs.glyphs);
-        models.push(PageModel {
-            number,
-            page_id,
-            glyphs,
-            lines,
-            geom: PageGeom::read(&doc, page_id),
-        });
-    }
+    let models = page_models(&doc, &pages);
     for (edit, matcher) in edits {
         let find = |t: &str| -> Vec<(usize, usize)> {
             crate::find::line_matches(matcher, t, "")
@@ -133,6 +115,34 @@ pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Re
         ));
     }
     Ok(out)
+}
+
+/// The text model of every page of the output (a page whose content cannot be read is
+/// left out).
+fn page_models(
+    doc: &Document,
+    pages: &std::collections::BTreeMap<u32, ObjectId>,
+) -> Vec<PageModel> {
+    let mut fonts = DocFonts::default();
+    let mut models = Vec::new();
+    for (&number, &page_id) in pages {
+        let mut source = Source {
+            doc,
+            fonts: &mut fonts,
+        };
+        let Ok(glyphs) = pdf_content::interpret_page(doc, page_id, &mut source) else {
+            continue;
+        };
+        let lines = build_lines(&glyphs.glyphs);
+        models.push(PageModel {
+            number,
+            page_id,
+            glyphs,
+            lines,
+            geom: PageGeom::read(doc, page_id),
+        });
+    }
+    models
 }
 
 /// The object named at the start of a location ("object 12 0 …").

@@ -157,6 +157,30 @@ struct Walk<'f> {
 }
 
 impl Walk<'_> {
+    /// The text streams: XMP metadata, text attachments, JavaScript and XFA.
+    fn text_streams(&mut self, doc: &mut Document) {
+        let xfa = xfa_streams(doc);
+        for id in doc.objects.keys().copied().collect::<Vec<_>>() {
+            let ty = doc
+                .get_object(id)
+                .and_then(Object::as_stream)
+                .ok()
+                .and_then(|s| s.dict.get(b"Type").and_then(Object::as_name).ok())
+                .map(<[u8]>::to_vec);
+            let kind = match ty.as_deref() {
+                Some(b"Metadata") => "xmp",
+                // An attached file is cut only when it is text: a binary one is reported.
+                Some(b"EmbeddedFile") if is_text(doc, id) => "embedded_file",
+                _ if self.js_streams.contains(&id) => "javascript",
+                _ if xfa.contains(&id) => "xfa",
+                _ => continue,
+            };
+            if let Some(hit) = stream_text(doc, id, self.find, self.remove, kind) {
+                self.hits.push(hit);
+            }
+        }
+    }
+
     fn object(&mut self, o: &mut Object, ctx: &Ctx, key: &[u8], at: &str, page: Option<u32>) {
         match o {
             Object::String(bytes, format) => {
@@ -265,26 +289,7 @@ pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool) -> Vec<Hit> {
             lost_appearance.push(annot);
         }
     }
-    let xfa = xfa_streams(doc);
-    for id in doc.objects.keys().copied().collect::<Vec<_>>() {
-        let ty = doc
-            .get_object(id)
-            .and_then(Object::as_stream)
-            .ok()
-            .and_then(|s| s.dict.get(b"Type").and_then(Object::as_name).ok())
-            .map(<[u8]>::to_vec);
-        let kind = match ty.as_deref() {
-            Some(b"Metadata") => "xmp",
-            // An attached file is cut only when it is text: a binary one is reported.
-            Some(b"EmbeddedFile") if is_text(doc, id) => "embedded_file",
-            _ if walk.js_streams.contains(&id) => "javascript",
-            _ if xfa.contains(&id) => "xfa",
-            _ => continue,
-        };
-        if let Some(hit) = stream_text(doc, id, find, remove, kind) {
-            walk.hits.push(hit);
-        }
-    }
+    walk.text_streams(doc);
     if remove {
         // The string is cut from the text the appearance draws, the rest of it kept (a
         // FreeText box, a field's value, a signature's lines); an appearance that still

@@ -11,6 +11,7 @@
 //! grow with `overflow`.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use lopdf::Document;
 use pdf_content::write::{write_name, write_number};
@@ -18,11 +19,11 @@ use pdf_content::{Glyph, StreamId, Value};
 use pdf_render::raster::Raster;
 
 use crate::find::Match;
-use crate::model::fonts::{own_font_source, strip_subset, DocFonts};
+use crate::model::fonts::{own_font_source, strip_subset, DocFont, DocFonts};
 use crate::model::text::union;
 use crate::model::PageModel;
-use crate::plan::choose::{choose_font, space_width};
-use crate::plan::fit::{spacing_at, text_width};
+use crate::plan::choose::{choose_font, space_width, Chosen};
+use crate::plan::fit::{spacing_at, text_width, Spacing};
 use crate::plan::rewrite::{rewrite_ops, write_pieces, Action, Piece};
 use crate::plan::room::{ascent_descent, collision, ink_margin, pad};
 use crate::plan::style;
@@ -79,37 +80,7 @@ pub(crate) fn plan_page(
         ));
     }
     let glyphs = &model.glyphs.glyphs;
-    let mut order: Vec<usize> = (0..matches.len()).collect();
-    order.sort_by_key(|&i| (matches[i].line, matches[i].start));
-    // Paragraphs, each with its matches (indices into `matches`).
-    let mut paras: Vec<(Para, Vec<usize>)> = Vec::new();
-    for &mi in &order {
-        let m = &matches[mi];
-        if let Some((_, ms)) = paras
-            .iter_mut()
-            .find(|(p, _)| p.lines.iter().any(|l| l.li == m.line))
-        {
-            ms.push(mi);
-            continue;
-        }
-        let line = &model.lines[m.line];
-        let g0 = line
-            .byte_glyph
-            .get(m.start)
-            .copied()
-            .flatten()
-            .ok_or_else(|| unsupported("the match starts on no glyph"))?;
-        let r = &glyphs[g0];
-        if !matches!(r.stream, StreamId::PageContent { .. }) {
-            return Err(unsupported("the paragraph is drawn inside a form XObject"));
-        }
-        let horizontal =
-            r.trm[0] > 0.0 && r.trm[3] > 0.0 && r.trm[1].abs() < 1e-6 && r.trm[2].abs() < 1e-6;
-        if !horizontal || r.render_mode != 0 {
-            return Err(unsupported("only horizontal, filled text is reflowed"));
-        }
-        paras.push((paragraph(model, m.line, r)?, vec![mi]));
-    }
+    let paras = paragraphs(model, matches)?;
     let mut actions: HashMap<usize, Action> = HashMap::new();
     let mut changes = Vec::new();
     let mut append = Vec::new();
@@ -118,26 +89,7 @@ pub(crate) fn plan_page(
     let mut removed: Vec<usize> = Vec::new();
     for (para, ms) in &paras {
         let drawn = plan_paragraph(doc, fonts, model, matches, para, ms, policy)?;
-        for g in &drawn.removed {
-            if actions.contains_key(g) {
-                return Err(unsupported("two paragraphs share glyphs"));
-            }
-        }
-        let mut op_scale: HashMap<(StreamId, usize), f64> = HashMap::new();
-        for &g in &drawn.removed {
-            let gl = &glyphs[g];
-            let scale = *op_scale
-                .entry((gl.stream, gl.op_index))
-                .or_insert_with(|| spacing_at(model, gl.stream, gl.op_index).scale);
-            actions.insert(
-                g,
-                Action {
-                    insert: None,
-                    remove_kern: Some(-gl.advance * 1000.0 / (gl.font_size * scale)),
-                    keep: false,
-                },
-            );
-        }
+        remove_glyphs(model, &drawn.removed, &mut actions)?;
         removed.extend(&drawn.removed);
         append.extend(drawn.ops);
         new_boxes.extend(drawn.line_boxes.iter().copied());
@@ -177,6 +129,73 @@ pub(crate) fn plan_page(
     })
 }
 
+/// The paragraphs holding the matches (in reading order), each with its matches (indices
+/// into `matches`); refused when a paragraph is not a simple one (drawn in a form
+/// XObject, not horizontal and filled).
+fn paragraphs(model: &PageModel, matches: &[Match]) -> Result<Vec<(Para, Vec<usize>)>, Refusal> {
+    let glyphs = &model.glyphs.glyphs;
+    let mut order: Vec<usize> = (0..matches.len()).collect();
+    order.sort_by_key(|&i| (matches[i].line, matches[i].start));
+    let mut paras: Vec<(Para, Vec<usize>)> = Vec::new();
+    for &mi in &order {
+        let m = &matches[mi];
+        if let Some((_, ms)) = paras
+            .iter_mut()
+            .find(|(p, _)| p.lines.iter().any(|l| l.li == m.line))
+        {
+            ms.push(mi);
+            continue;
+        }
+        let line = &model.lines[m.line];
+        let g0 = line
+            .byte_glyph
+            .get(m.start)
+            .copied()
+            .flatten()
+            .ok_or_else(|| unsupported("the match starts on no glyph"))?;
+        let r = &glyphs[g0];
+        if !matches!(r.stream, StreamId::PageContent { .. }) {
+            return Err(unsupported("the paragraph is drawn inside a form XObject"));
+        }
+        let horizontal =
+            r.trm[0] > 0.0 && r.trm[3] > 0.0 && r.trm[1].abs() < 1e-6 && r.trm[2].abs() < 1e-6;
+        if !horizontal || r.render_mode != 0 {
+            return Err(unsupported("only horizontal, filled text is reflowed"));
+        }
+        paras.push((paragraph(model, m.line, r)?, vec![mi]));
+    }
+    Ok(paras)
+}
+
+/// The old glyphs of a re-broken paragraph leave their ops (a kern keeps what follows in
+/// the same op in place); refused when another paragraph took one already.
+fn remove_glyphs(
+    model: &PageModel,
+    removed: &[usize],
+    actions: &mut HashMap<usize, Action>,
+) -> Result<(), Refusal> {
+    let glyphs = &model.glyphs.glyphs;
+    if removed.iter().any(|g| actions.contains_key(g)) {
+        return Err(unsupported("two paragraphs share glyphs"));
+    }
+    let mut op_scale: HashMap<(StreamId, usize), f64> = HashMap::new();
+    for &g in removed {
+        let gl = &glyphs[g];
+        let scale = *op_scale
+            .entry((gl.stream, gl.op_index))
+            .or_insert_with(|| spacing_at(model, gl.stream, gl.op_index).scale);
+        actions.insert(
+            g,
+            Action {
+                insert: None,
+                remove_kern: Some(-gl.advance * 1000.0 / (gl.font_size * scale)),
+                keep: false,
+            },
+        );
+    }
+    Ok(())
+}
+
 /// One paragraph's new lines.
 struct Drawn {
     ops: Vec<u8>,
@@ -189,6 +208,82 @@ struct Drawn {
     warning: Option<&'static str>,
 }
 
+/// The setting of a paragraph's new text, read from the glyph where the first match
+/// starts: its font, size and text state, and how text space maps to user space.
+struct Setting<'a> {
+    r: &'a Glyph,
+    own: Rc<DocFont>,
+    sp: Spacing,
+    /// The Tf size.
+    tfs: f64,
+    /// User space per unit of text space along the line.
+    ux: f64,
+    /// The rendered size (user space).
+    size_u: f64,
+    /// Where the match starts on its line (user space).
+    start_x: f64,
+}
+
+impl Setting<'_> {
+    /// A `Tf` op selecting resource `name` at the paragraph's size.
+    fn tf(&self, name: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_name(&mut out, name);
+        out.push(b' ');
+        write_number(&mut out, self.tfs);
+        out.extend_from_slice(b" Tf ");
+        out
+    }
+
+    /// A `TJ` number moving the pen `user` further (user space).
+    fn to_tj(&self, user: f64) -> f64 {
+        -user / (self.ux * self.sp.scale * self.tfs) * 1000.0
+    }
+
+    /// An old glyph's advance in user space.
+    fn glyph_adv(&self, g: &Glyph) -> f64 {
+        let (own, sp) = (&self.own.font, self.sp);
+        let single_space = !own.is_composite() && g.code == 32;
+        let tw = if single_space { sp.word_spacing } else { 0.0 };
+        (own.width(g.code) / 1000.0 * self.tfs + sp.char_spacing + tw) * sp.scale * self.ux
+    }
+}
+
+/// The words of a paragraph from the match on, each match replaced by its text.
+struct Tokens<'m> {
+    tokens: Vec<Vec<Unit>>,
+    /// The old glyphs the new lines replace.
+    visited: Vec<usize>,
+    /// The matches' new texts.
+    new_texts: Vec<&'m str>,
+    /// Whether the match starts inside a word (its line's first part cannot break).
+    attached: bool,
+}
+
+/// The font the new text is drawn in.
+struct NewFont {
+    chosen: Option<Chosen>,
+    font: Rc<DocFont>,
+    /// The resource to switch to around new text, when not the paragraph's own font.
+    switch: Option<Vec<u8>>,
+}
+
+/// The words as pieces with their widths (user space), and the word space.
+struct Words {
+    words: Vec<(Vec<Piece>, f64)>,
+    space_piece: Piece,
+    space_u: f64,
+}
+
+/// The new lines: their content, boxes, and the boxes below the paragraph it grows into.
+struct Lines {
+    ops: Vec<u8>,
+    line_boxes: Vec<[f64; 4]>,
+    growth: Vec<[f64; 4]>,
+}
+
+/// One paragraph re-broken: the words from the match on (matches replaced), the font of
+/// the new text, widths, greedy line breaking, and the new lines drawn.
 fn plan_paragraph(
     doc: &mut Document,
     fonts: &mut DocFonts,
@@ -200,10 +295,56 @@ fn plan_paragraph(
 ) -> Result<Drawn, Refusal> {
     let glyphs = &model.glyphs.glyphs;
     let m0 = &matches[ms[0]];
+    let set = setting(doc, fonts, model, m0)?;
+    let mut tokens = tokenize(model, matches, para, ms);
+    tokens.visited.extend(folded_spaces(model, para, &set));
+    tokens.visited.sort_unstable();
+    tokens.visited.dedup();
+    let font = new_font(doc, fonts, model, &set, &tokens.new_texts, policy)?;
+    let words = measure_words(model, &set, &font, &tokens.tokens)?;
+    let broken = break_lines(para, &set, &words, tokens.attached)?;
+    let lines = draw_lines(model, para, &set, &words, &broken)?;
+    let visited = tokens.visited;
+    let old_box = visited
+        .iter()
+        .filter(|&&g| !blank(&glyphs[g]))
+        .map(|&g| glyphs[g].bbox)
+        .reduce(union)
+        .unwrap_or(m0.bbox_user);
+    let area = pad(
+        lines.line_boxes.iter().copied().fold(old_box, union),
+        ink_margin(set.r),
+    );
+    let (font_source, font_used, warning) = match &font.chosen {
+        Some(c) => (c.source, c.name.clone(), c.warning),
+        None => (
+            own_font_source(set.own.font.is_embedded()),
+            strip_subset(set.own.font.base_font()).to_string(),
+            None,
+        ),
+    };
+    Ok(Drawn {
+        ops: lines.ops,
+        removed: visited,
+        line_boxes: lines.line_boxes,
+        growth: lines.growth,
+        area,
+        font_source,
+        font_used,
+        warning,
+    })
+}
+
+/// The setting at the first match; refused for vertical and Type 3 text.
+fn setting<'a>(
+    doc: &Document,
+    fonts: &mut DocFonts,
+    model: &'a PageModel,
+    m0: &Match,
+) -> Result<Setting<'a>, Refusal> {
     let line0 = &model.lines[m0.line];
     let r_idx = line0.byte_glyph[m0.start].ok_or_else(|| unsupported("no glyph at the match"))?;
-    let r = &glyphs[r_idx];
-    let size_u = r.trm[3];
+    let r = &model.glyphs.glyphs[r_idx];
     let own = fonts.get(doc, &r.font).ok_or_else(|| {
         (
             FailReason::MissingGlyphs,
@@ -219,9 +360,21 @@ fn plan_paragraph(
         return Err(unsupported("text in a Type 3 font is not reflowed"));
     }
     let sp = spacing_at(model, r.stream, r.op_index);
-    let tfs = r.font_size;
-    let ux = text_to_user(r, sp);
-    // Tokens (words) from the match on, each match replaced by its text.
+    Ok(Setting {
+        r,
+        own,
+        sp,
+        tfs: r.font_size,
+        ux: text_to_user(r, sp),
+        size_u: r.trm[3],
+        start_x: r.trm[4],
+    })
+}
+
+/// Tokens (words) from the first match on, each match replaced by its text.
+fn tokenize<'m>(model: &PageModel, matches: &'m [Match], para: &Para, ms: &[usize]) -> Tokens<'m> {
+    let m0 = &matches[ms[0]];
+    let line0 = &model.lines[m0.line];
     let mut tokens: Vec<Vec<Unit>> = vec![Vec::new()];
     let mut visited: Vec<usize> = Vec::new();
     let mut new_texts: Vec<&str> = Vec::new();
@@ -274,8 +427,19 @@ fn plan_paragraph(
         tokens.push(Vec::new());
     }
     tokens.retain(|t| !t.is_empty());
-    // Space glyphs a line's text folded away go too.
-    let start_x = r.trm[4];
+    Tokens {
+        tokens,
+        visited,
+        new_texts,
+        attached,
+    }
+}
+
+/// Space glyphs a line's text folded away: they go too.
+fn folded_spaces(model: &PageModel, para: &Para, set: &Setting<'_>) -> Vec<usize> {
+    let glyphs = &model.glyphs.glyphs;
+    let r = set.r;
+    let mut out = Vec::new();
     for (k, info) in para.lines.iter().enumerate() {
         let lo = info.glyphs.iter().min().copied().unwrap_or(0);
         let hi = info.glyphs.iter().max().copied().unwrap_or(0);
@@ -285,44 +449,55 @@ fn plan_paragraph(
         for (g, gl) in glyphs.iter().enumerate().take(hi + 1).skip(lo) {
             if blank(gl)
                 && gl.stream == r.stream
-                && (gl.trm[5] - info.y).abs() < 0.3 * size_u
-                && (k > 0 || gl.trm[4] >= start_x - 0.01)
+                && (gl.trm[5] - info.y).abs() < 0.3 * set.size_u
+                && (k > 0 || gl.trm[4] >= set.start_x - 0.01)
             {
-                visited.push(g);
+                out.push(g);
             }
         }
     }
-    visited.sort_unstable();
-    visited.dedup();
-    // The font of new text: the chain of SPEC rule 5.
+    out
+}
+
+/// The font of new text: the chain of SPEC rule 5.
+fn new_font(
+    doc: &mut Document,
+    fonts: &mut DocFonts,
+    model: &PageModel,
+    set: &Setting<'_>,
+    new_texts: &[&str],
+    policy: FontPolicy,
+) -> Result<NewFont, Refusal> {
     let joined = new_texts.join(" ");
     let chosen = if joined.trim().is_empty() {
         None
     } else {
-        Some(choose_font(doc, fonts, model, r, &joined, policy)?)
+        Some(choose_font(doc, fonts, model, set.r, &joined, policy)?)
     };
-    let new_font = match chosen.as_ref().and_then(|c| c.font_id) {
-        Some(id) => fonts.by_id(doc, id).unwrap_or_else(|| own.clone()),
-        None => own.clone(),
+    let font = match chosen.as_ref().and_then(|c| c.font_id) {
+        Some(id) => fonts.by_id(doc, id).unwrap_or_else(|| set.own.clone()),
+        None => set.own.clone(),
     };
     let switch = chosen.as_ref().and_then(|c| c.switch_to.clone());
-    let tf = |name: &[u8]| {
-        let mut out = Vec::new();
-        write_name(&mut out, name);
-        out.push(b' ');
-        write_number(&mut out, tfs);
-        out.extend_from_slice(b" Tf ");
-        out
-    };
-    // Widths in user space.
-    let glyph_adv = |g: &Glyph| {
-        let single_space = !own.font.is_composite() && g.code == 32;
-        let tw = if single_space { sp.word_spacing } else { 0.0 };
-        (own.font.width(g.code) / 1000.0 * tfs + sp.char_spacing + tw) * sp.scale * ux
-    };
-    let to_tj = |user: f64| -user / (ux * sp.scale * tfs) * 1000.0;
+    Ok(NewFont {
+        chosen,
+        font,
+        switch,
+    })
+}
+
+/// Each token as pieces (old glyphs with the kerns they had, new text in its font) and
+/// its width; and the word space: the font's space glyph, else a kern of its width.
+fn measure_words(
+    model: &PageModel,
+    set: &Setting<'_>,
+    font: &NewFont,
+    tokens: &[Vec<Unit>],
+) -> Result<Words, Refusal> {
+    let glyphs = &model.glyphs.glyphs;
+    let (sp, tfs, ux) = (set.sp, set.tfs, set.ux);
     let mut words: Vec<(Vec<Piece>, f64)> = Vec::new();
-    for t in &tokens {
+    for t in tokens {
         let mut pieces = Vec::new();
         let mut w = 0.0;
         for (i, u) in t.iter().enumerate() {
@@ -332,27 +507,28 @@ fn plan_paragraph(
                     let bytes = code_bytes(model, gl)
                         .ok_or_else(|| unsupported("a glyph's codes cannot be read"))?;
                     pieces.push(Piece::Text(bytes, true));
-                    let adv = glyph_adv(gl);
+                    let adv = set.glyph_adv(gl);
                     w += adv;
                     if let Some(Unit::Old(h)) = t.get(i + 1) {
                         let kern = glyphs[*h].trm[4] - gl.trm[4] - adv;
-                        if kern.abs() > 1e-4 && kern.abs() < size_u {
-                            pieces.push(Piece::Kern(to_tj(kern)));
+                        if kern.abs() > 1e-4 && kern.abs() < set.size_u {
+                            pieces.push(Piece::Kern(set.to_tj(kern)));
                             w += kern;
                         }
                     }
                 }
                 Unit::New(text) => {
-                    let codes = new_font
+                    let codes = font
+                        .font
                         .font
                         .encode(text)
                         .map_err(|e| (FailReason::MissingGlyphs, e.to_string()))?;
-                    w += text_width(&new_font.font, &codes, tfs, sp) * ux;
-                    match &switch {
+                    w += text_width(&font.font.font, &codes, tfs, sp) * ux;
+                    match &font.switch {
                         Some(name) => {
-                            pieces.push(Piece::Raw(tf(name)));
+                            pieces.push(Piece::Raw(set.tf(name)));
                             pieces.push(Piece::Text(codes, true));
-                            pieces.push(Piece::Raw(tf(&r.font.name)));
+                            pieces.push(Piece::Raw(set.tf(&set.r.font.name)));
                         }
                         None => pieces.push(Piece::Text(codes, true)),
                     }
@@ -361,37 +537,51 @@ fn plan_paragraph(
         }
         words.push((pieces, w));
     }
-    // A word space: the font's space glyph, else a kern of its width.
-    let (space_piece, space_u) = match own.font.encode(" ") {
+    let own = &set.own.font;
+    let (space_piece, space_u) = match own.encode(" ") {
         Ok(c) => {
-            let w = text_width(&own.font, &c, tfs, sp) * ux;
+            let w = text_width(own, &c, tfs, sp) * ux;
             (Piece::Text(c, true), w)
         }
         Err(_) => {
-            let w = (space_width(&own.font) / 1000.0 * tfs + sp.char_spacing + sp.word_spacing)
+            let w = (space_width(own) / 1000.0 * tfs + sp.char_spacing + sp.word_spacing)
                 * sp.scale
                 * ux;
-            (Piece::Kern(to_tj(w)), w)
+            (Piece::Kern(set.to_tj(w)), w)
         }
     };
-    // Greedy line breaking.
+    Ok(Words {
+        words,
+        space_piece,
+        space_u,
+    })
+}
+
+/// Greedy line breaking: each line's words (indices) and width; the first line starts at
+/// the match, the others at the paragraph's left edge.
+fn break_lines(
+    para: &Para,
+    set: &Setting<'_>,
+    words: &Words,
+    attached: bool,
+) -> Result<Vec<(Vec<usize>, f64)>, Refusal> {
     let avail = |k: usize| {
         if k == 0 {
-            para.right - start_x
+            para.right - set.start_x
         } else {
             para.right - para.left
         }
     };
     let max_lines = para.lines.len() + MAX_GROWTH;
     let mut broken: Vec<(Vec<usize>, f64)> = vec![(Vec::new(), 0.0)];
-    for (ti, (_, w)) in words.iter().enumerate() {
+    for (ti, (_, w)) in words.words.iter().enumerate() {
         loop {
             let k = broken.len() - 1;
             let (line, cur) = &mut broken[k];
             let need = if line.is_empty() {
                 *w
             } else {
-                *cur + space_u + w
+                *cur + words.space_u + w
             };
             if need <= avail(k) + 0.01 {
                 line.push(ti);
@@ -413,22 +603,27 @@ fn plan_paragraph(
             broken.push((Vec::new(), 0.0));
         }
     }
-    // Positions, boxes and the new content.
-    let n_old = para.lines.len();
-    let (asc, desc) = ascent_descent(&own.font);
-    let page_bottom = r.trm[5] - model.geom.distance_to_edge(start_x, r.trm[5], [0.0, -1.0]);
-    let lowest = glyphs
-        .iter()
-        .filter(|g| !blank(g))
-        .map(|g| g.bbox[1])
-        .fold(f64::INFINITY, f64::min);
-    let floor = lowest.min(page_bottom + 36.0);
+    Ok(broken)
+}
+
+/// A copy of a piece.
+fn copy(p: &Piece) -> Piece {
+    match p {
+        Piece::Text(c, h) => Piece::Text(c.clone(), *h),
+        Piece::Kern(v) => Piece::Kern(*v),
+        Piece::Raw(v) => Piece::Raw(v.clone()),
+    }
+}
+
+/// The start of the new lines' content: the paragraph's colour, font, size and spacing.
+fn opening_ops(model: &PageModel, set: &Setting<'_>) -> Result<Vec<u8>, Refusal> {
+    let (r, sp) = (set.r, set.sp);
     let state = style::fill_state_at(model, r.stream, r.op_index, true)
         .ok_or_else(|| unsupported("the text's colour is inherited from a form XObject"))?;
     let mut ops = b"q\n".to_vec();
     ops.extend(state);
     ops.extend_from_slice(b"\nBT\n");
-    ops.extend(tf(&r.font.name));
+    ops.extend(set.tf(&r.font.name));
     if sp.char_spacing != 0.0 {
         write_number(&mut ops, sp.char_spacing);
         ops.extend_from_slice(b" Tc ");
@@ -441,6 +636,31 @@ fn plan_paragraph(
         write_number(&mut ops, sp.scale * 100.0);
         ops.extend_from_slice(b" Tz ");
     }
+    Ok(ops)
+}
+
+/// The new lines' content (one text object in the paragraph's state, a `Tm` a line),
+/// their boxes, and the boxes of lines added below the paragraph (refused past the
+/// lowest text or the page's bottom margin).
+fn draw_lines(
+    model: &PageModel,
+    para: &Para,
+    set: &Setting<'_>,
+    words: &Words,
+    broken: &[(Vec<usize>, f64)],
+) -> Result<Lines, Refusal> {
+    let glyphs = &model.glyphs.glyphs;
+    let (r, sp, tfs, size_u, start_x) = (set.r, set.sp, set.tfs, set.size_u, set.start_x);
+    let n_old = para.lines.len();
+    let (asc, desc) = ascent_descent(&set.own.font);
+    let page_bottom = r.trm[5] - model.geom.distance_to_edge(start_x, r.trm[5], [0.0, -1.0]);
+    let lowest = glyphs
+        .iter()
+        .filter(|g| !blank(g))
+        .map(|g| g.bbox[1])
+        .fold(f64::INFINITY, f64::min);
+    let floor = lowest.min(page_bottom + 36.0);
+    let mut ops = opening_ops(model, set)?;
     let lin = [
         r.trm[0] / (tfs * sp.scale),
         r.trm[1] / (tfs * sp.scale),
@@ -476,7 +696,7 @@ fn plan_paragraph(
         let gaps = members.len().saturating_sub(1);
         let extra = if para.justified && k < last && gaps > 0 {
             let e = (para.right - x - w) / gaps as f64;
-            if e > 0.0 && e < 3.0 * space_u {
+            if e > 0.0 && e < 3.0 * words.space_u {
                 e
             } else {
                 0.0
@@ -487,22 +707,12 @@ fn plan_paragraph(
         let mut pieces = Vec::new();
         for (i, &ti) in members.iter().enumerate() {
             if i > 0 {
-                pieces.push(match &space_piece {
-                    Piece::Text(c, h) => Piece::Text(c.clone(), *h),
-                    Piece::Kern(v) => Piece::Kern(*v),
-                    Piece::Raw(v) => Piece::Raw(v.clone()),
-                });
+                pieces.push(copy(&words.space_piece));
                 if extra > 0.0 {
-                    pieces.push(Piece::Kern(to_tj(extra)));
+                    pieces.push(Piece::Kern(set.to_tj(extra)));
                 }
             }
-            for p in &words[ti].0 {
-                pieces.push(match p {
-                    Piece::Text(c, h) => Piece::Text(c.clone(), *h),
-                    Piece::Kern(v) => Piece::Kern(*v),
-                    Piece::Raw(v) => Piece::Raw(v.clone()),
-                });
-            }
+            pieces.extend(words.words[ti].0.iter().map(copy));
         }
         for v in [lin[0], lin[1], lin[2], lin[3], x, y] {
             write_number(&mut ops, v);
@@ -513,40 +723,18 @@ fn plan_paragraph(
         ops.push(b'\n');
     }
     ops.extend_from_slice(b"ET\nQ\n");
-    let old_box = visited
-        .iter()
-        .filter(|&&g| !blank(&glyphs[g]))
-        .map(|&g| glyphs[g].bbox)
-        .reduce(union)
-        .unwrap_or(m0.bbox_user);
-    let area = pad(
-        line_boxes.iter().copied().fold(old_box, union),
-        ink_margin(r),
-    );
-    let (font_source, font_used, warning) = match &chosen {
-        Some(c) => (c.source, c.name.clone(), c.warning),
-        None => (
-            own_font_source(own.font.is_embedded()),
-            strip_subset(own.font.base_font()).to_string(),
-            None,
-        ),
-    };
-    Ok(Drawn {
+    Ok(Lines {
         ops,
-        removed: visited,
         line_boxes,
         growth,
-        area,
-        font_source,
-        font_used,
-        warning,
     })
 }
 
 /// Whether every box (top-left points) is blank in `raster`: one colour, the page's
-/// background, within a small tolerance (room a paragraph may grow into must hold no
-/// drawing either, not only no text).
-pub(crate) fn is_blank(raster: &Raster, boxes: &[[f64; 4]]) -> bool {
+/// background, each channel within `tolerance` (the verification policy's channel
+/// tolerance; room a paragraph may grow into must hold no drawing either, not only no
+/// text).
+pub(crate) fn is_blank(raster: &Raster, boxes: &[[f64; 4]], tolerance: u8) -> bool {
     let s = f64::from(raster.px_per_pt);
     let (w, h) = (raster.width as usize, raster.height as usize);
     for b in boxes {
@@ -564,7 +752,10 @@ pub(crate) fn is_blank(raster: &Raster, boxes: &[[f64; 4]]) -> bool {
         for y in y0..y1 {
             for x in x0..x1 {
                 let p = at(x, y);
-                if p.iter().zip(&reference).any(|(a, b)| a.abs_diff(*b) > 8) {
+                if p.iter()
+                    .zip(&reference)
+                    .any(|(a, b)| a.abs_diff(*b) > tolerance)
+                {
                     return false;
                 }
             }

@@ -110,17 +110,9 @@ pub(super) fn paragraph(model: &PageModel, l0: usize, r: &Glyph) -> Result<Para,
         let (lo, hi) = lines.iter().fold((f64::MAX, f64::MIN), |(lo, hi), l| {
             (lo.min(l.x), hi.max(l.end))
         });
-        // The nearest line below that overlaps the paragraph across.
-        let next = infos
-            .iter()
-            .flatten()
-            .filter(|c| !used.contains(&c.li))
-            .filter(|c| {
-                let dy = cur.y - c.y;
-                dy > 0.3 * size_u && dy < 2.5 * size_u && c.x < hi && c.end > lo
-            })
-            .min_by(|a, b| (cur.y - a.y).total_cmp(&(cur.y - b.y)));
-        let Some(next) = next else { break };
+        let Some(next) = line_below(&infos, &used, &cur, (lo, hi), size_u) else {
+            break;
+        };
         let dy = cur.y - next.y;
         let spaced = match expected {
             Some(l) => (dy - l).abs() < 0.1 * size_u,
@@ -156,15 +148,7 @@ pub(super) fn paragraph(model: &PageModel, l0: usize, r: &Glyph) -> Result<Para,
     // A line ends the paragraph when the next line's first word would have fitted on it.
     let right_of = |lines: &[LineInfo]| lines.iter().map(|l| l.end).fold(f64::MIN, f64::max);
     let right = column_right(model, &lines, right_of(&lines), size_u, r);
-    let mut keep = lines.len();
-    for k in 0..lines.len().saturating_sub(1) {
-        let w = first_word_width(model, &lines[k + 1]);
-        if lines[k].end + space_u + w < right - 3.0 * size_u {
-            keep = k + 1;
-            break;
-        }
-    }
-    lines.truncate(keep);
+    lines.truncate(lines_kept(model, &lines, right, space_u, size_u));
     let max_end = right_of(&lines);
     let non_last = &lines[..lines.len() - 1];
     let justified = non_last.len() >= 2 && non_last.iter().all(|l| (max_end - l.end).abs() < 0.5);
@@ -173,14 +157,10 @@ pub(super) fn paragraph(model: &PageModel, l0: usize, r: &Glyph) -> Result<Para,
     } else {
         column_right(model, &lines, max_end, size_u, r)
     };
-    for l in non_last {
-        let text = model.lines[l.li].text.trim_end();
-        let mut rev = text.chars().rev();
-        if rev.next() == Some('-') && rev.next().is_some_and(char::is_alphabetic) {
-            return Err(unsupported(
-                "a line of the paragraph ends in a hyphen (the word cannot be told apart)",
-            ));
-        }
+    if non_last.iter().any(|l| hyphenated(model, l)) {
+        return Err(unsupported(
+            "a line of the paragraph ends in a hyphen (the word cannot be told apart)",
+        ));
     }
     let leading = match lines.get(1) {
         Some(l1) => lines[0].y - l1.y,
@@ -194,6 +174,51 @@ pub(super) fn paragraph(model: &PageModel, l0: usize, r: &Glyph) -> Result<Para,
         right,
         justified,
     })
+}
+
+/// The nearest line below `cur` not `used` yet that overlaps the paragraph's extent
+/// `lo..hi` across, within a line distance for text `size_u` high.
+fn line_below<'a>(
+    infos: &'a [Option<LineInfo>],
+    used: &BTreeSet<usize>,
+    cur: &LineInfo,
+    (lo, hi): (f64, f64),
+    size_u: f64,
+) -> Option<&'a LineInfo> {
+    infos
+        .iter()
+        .flatten()
+        .filter(|c| !used.contains(&c.li))
+        .filter(|c| {
+            let dy = cur.y - c.y;
+            dy > 0.3 * size_u && dy < 2.5 * size_u && c.x < hi && c.end > lo
+        })
+        .min_by(|a, b| (cur.y - a.y).total_cmp(&(cur.y - b.y)))
+}
+
+/// How many of `lines` are the paragraph: a line ends it when the next line's first word
+/// would have fitted on it (before `right`, with a word space).
+fn lines_kept(
+    model: &PageModel,
+    lines: &[LineInfo],
+    right: f64,
+    space_u: f64,
+    size_u: f64,
+) -> usize {
+    for k in 0..lines.len().saturating_sub(1) {
+        let w = first_word_width(model, &lines[k + 1]);
+        if lines[k].end + space_u + w < right - 3.0 * size_u {
+            return k + 1;
+        }
+    }
+    lines.len()
+}
+
+/// Whether a line ends in a hyphen after a letter (a word broken over lines).
+fn hyphenated(model: &PageModel, l: &LineInfo) -> bool {
+    let text = model.lines[l.li].text.trim_end();
+    let mut rev = text.chars().rev();
+    rev.next() == Some('-') && rev.next().is_some_and(char::is_alphabetic)
 }
 
 /// The line distance to the line above, when that line is in the same style and close.
