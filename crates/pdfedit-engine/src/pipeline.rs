@@ -109,6 +109,7 @@ fn edit_inner(
         doc,
         fonts: DocFonts::default(),
         models: HashMap::new(),
+        read_taken: Default::default(),
         renders: HashMap::new(),
         result: EditResult {
             timings,

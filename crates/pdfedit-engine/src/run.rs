@@ -35,6 +35,8 @@ pub(crate) struct Run {
     pub(crate) current: Vec<u8>,
     pub(crate) fonts: DocFonts,
     pub(crate) models: HashMap<u32, PageModel>,
+    /// Pages whose model took PDFium's reading of its glyphs' text (reset with the model).
+    pub(crate) read_taken: BTreeSet<u32>,
     pub(crate) renders: HashMap<u32, Raster>,
     pub(crate) result: EditResult,
     /// OCR of scanned pages, when the request asked for it.
@@ -105,6 +107,7 @@ impl Run {
                 .map_err(|e| Error::Engine(e.to_string()))?;
             let lines = build_lines(&glyphs.glyphs);
             let geom = PageGeom::read(&self.doc, page_id);
+            self.read_taken.remove(&number);
             self.models.insert(
                 number,
                 PageModel {
@@ -128,6 +131,7 @@ impl Run {
         self.doc = snapshot;
         self.fonts = DocFonts::default();
         self.models.clear();
+        self.read_taken.clear();
     }
 
     /// Rolls the edit back to `snapshot` and records why it failed.
@@ -153,7 +157,55 @@ impl Run {
 
     /// The matches of `edit` on the pages its scope names, filtered by region, span ids
     /// and anchor, and selected by occurrence.
+    ///
+    /// When nothing is found in our glyphs' text, the pages take reading's text for their
+    /// glyphs ([`crate::model::reading`]) and are looked at again, so a word `/v1/text`
+    /// gave is found where it is drawn. Only an edit that would otherwise go unmatched
+    /// pays for reading the pages.
     pub(crate) fn find(
+        &mut self,
+        edit: &Edit,
+        matcher: &find::Matcher,
+        spans: Option<&[crate::read::PageText]>,
+    ) -> Result<Vec<Match>, Error> {
+        let found = self.find_in_models(edit, matcher, spans)?;
+        if !found.is_empty() {
+            return Ok(found);
+        }
+        let pages: Vec<u32> = self
+            .wanted_pages(edit)
+            .into_iter()
+            .filter(|n| {
+                let scanned = self
+                    .ocr
+                    .as_ref()
+                    .is_some_and(|o| o.pages.get(n).is_some_and(Option::is_some));
+                !scanned && !self.read_taken.contains(n)
+            })
+            .collect();
+        let changed = self.take_reading(&pages)?;
+        if changed == 0 {
+            return Ok(found);
+        }
+        self.find_in_models(edit, matcher, spans)
+    }
+
+    /// The pages `edit`'s scope names, in order.
+    fn wanted_pages(&self, edit: &Edit) -> Vec<u32> {
+        let scope = &edit.scope;
+        let all = self.page_ids();
+        match (&scope.pages, &scope.region) {
+            (_, Some(r)) => vec![r.page],
+            (Some(p), None) => p.clone(),
+            (None, None) => all.keys().copied().collect(),
+        }
+        .into_iter()
+        .filter(|n| all.contains_key(n))
+        .collect()
+    }
+
+    /// [`Run::find`] in the page models as they are.
+    fn find_in_models(
         &mut self,
         edit: &Edit,
         matcher: &find::Matcher,
@@ -203,24 +255,9 @@ impl Run {
                 all.extend(found);
                 continue;
             }
-            self.model(number, page_id)?;
-            let model = &self.models[&number];
-            let (fonts, doc) = (&mut self.fonts, &self.doc);
-            let glyphs = &model.glyphs.glyphs;
-            let mut drawn = |g: usize| {
-                let f = fonts.get(doc, &glyphs[g].font)?;
-                f.font.program_chars(glyphs[g].code)
-            };
-            let mut found = page_matches(model, matcher, edit, redact.then_some(&mut drawn));
-            if let Some(r) = &scope.region {
-                found.retain(|m| inside(m.bbox, r.bbox));
-            }
-            if let (Some(ids), Some(spans)) = (&scope.span_ids, spans) {
-                let boxes = find::span_boxes(spans, number, ids);
-                found.retain(|m| boxes.iter().any(|b| mostly_overlaps(m.bbox, *b)));
-            }
+            let found = self.text_matches(number, page_id, matcher, edit, spans)?;
             if let Some(a) = &scope.anchor {
-                if let Some(pos) = anchor_end(model, a, icase) {
+                if let Some(pos) = anchor_end(&self.models[&number], a, icase) {
                     anchors.push((number, pos));
                 }
             }
@@ -232,6 +269,65 @@ impl Run {
             scope.anchor.is_some(),
             scope.occurrence,
         ))
+    }
+
+    /// The matches of `edit` in the text of page `number`, filtered by region and span ids.
+    fn text_matches(
+        &mut self,
+        number: u32,
+        page_id: ObjectId,
+        matcher: &find::Matcher,
+        edit: &Edit,
+        spans: Option<&[crate::read::PageText]>,
+    ) -> Result<Vec<Match>, Error> {
+        self.model(number, page_id)?;
+        let model = &self.models[&number];
+        let (fonts, doc) = (&mut self.fonts, &self.doc);
+        let glyphs = &model.glyphs.glyphs;
+        let mut drawn = |g: usize| {
+            let f = fonts.get(doc, &glyphs[g].font)?;
+            f.font.program_chars(glyphs[g].code)
+        };
+        let redact = edit.op == EditOp::Redact;
+        let mut found = page_matches(model, matcher, edit, redact.then_some(&mut drawn));
+        let scope = &edit.scope;
+        if let Some(r) = &scope.region {
+            found.retain(|m| inside(m.bbox, r.bbox));
+        }
+        if let (Some(ids), Some(spans)) = (&scope.span_ids, spans) {
+            let boxes = find::span_boxes(spans, number, ids);
+            found.retain(|m| boxes.iter().any(|b| mostly_overlaps(m.bbox, *b)));
+        }
+        Ok(found)
+    }
+
+    /// Lays PDFium's reading of `pages` onto their models' glyphs
+    /// ([`crate::model::reading`]); how many glyphs or lines took a different text.
+    fn take_reading(&mut self, pages: &[u32]) -> Result<usize, Error> {
+        if pages.is_empty() {
+            return Ok(0);
+        }
+        let ids = self.page_ids();
+        for &number in pages {
+            if let Some(&page_id) = ids.get(&number) {
+                self.model(number, page_id)?;
+            }
+        }
+        let start = Instant::now();
+        let reader = pdf_render::Document::open(&self.current, None)?;
+        let mut changed = 0;
+        for &number in pages {
+            if !self.models.contains_key(&number) {
+                continue;
+            }
+            self.read_taken.insert(number);
+            let chars = reader.page_chars(number.saturating_sub(1))?;
+            if let Some(model) = self.models.get_mut(&number) {
+                changed += crate::model::reading::take_reading(model, &chars);
+            }
+        }
+        self.result.timings.parse_ms += ms_since(start);
+        Ok(changed)
     }
 
     /// Whether `matcher` finds anything on the `wanted` pages (cut glyphs included).

@@ -4,6 +4,7 @@
 
 pub(crate) mod fonts;
 pub(crate) mod form;
+pub(crate) mod reading;
 pub(crate) mod text;
 
 use lopdf::ObjectId;

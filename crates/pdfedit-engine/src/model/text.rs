@@ -42,6 +42,11 @@ fn size_of(g: &Glyph) -> f64 {
 /// Groups glyphs (content order) into lines, then sorts the lines top to bottom and left to
 /// right in user space of the unrotated page.
 pub(crate) fn build_lines(glyphs: &[Glyph]) -> Vec<Line> {
+    build_lines_with(glyphs, None)
+}
+
+/// [`build_lines`], with the word breaks of reading where it gives them.
+pub(crate) fn build_lines_with(glyphs: &[Glyph], breaks: Option<&Breaks>) -> Vec<Line> {
     struct Open {
         dir: [f64; 2],
         origin: [f64; 2],
@@ -69,21 +74,37 @@ pub(crate) fn build_lines(glyphs: &[Glyph]) -> Vec<Line> {
                 && along < l.end + 6.0 * l.size
         };
         let joined = match lines.last_mut() {
-            Some(l) if l.stacked => upright_cjk(g) && joins(l, down(dir)),
+            Some(l) if l.stacked => {
+                (upright_cjk(g) && joins(l, down(dir)))
+                    || set_in_column(l.dir, l.origin, l.end, l.size, g)
+            }
             Some(l) if joins(l, dir) => true,
             Some(l) => {
                 let starts_column = l.members.len() == 1
                     && upright_cjk(&glyphs[l.members[0]])
                     && upright_cjk(g)
                     && stacks_under(&glyphs[l.members[0]], g);
+                let opens_column = l.members.len() == 1
+                    && upright_cjk(g)
+                    && opens_column(&glyphs[l.members[0]], g);
                 if starts_column {
                     // The one-character line becomes the column's first character.
                     let first = &glyphs[l.members[0]];
                     l.dir = down(frame(first).0);
                     l.stacked = true;
                     l.end = advance_along(first, l.dir).unwrap_or(l.size);
+                } else if opens_column {
+                    // A vertical bracket opens the column: measure from the column's left
+                    // edge level with the bracket's top, as for one set inside it.
+                    let first = &glyphs[l.members[0]];
+                    l.dir = down(dir);
+                    let rel = [o[0] - l.origin[0], o[1] - l.origin[1]];
+                    let along = rel[0] * l.dir[0] + rel[1] * l.dir[1];
+                    l.origin = [o[0] - along * l.dir[0], o[1] - along * l.dir[1]];
+                    l.stacked = true;
+                    l.end = advance_along(first, l.dir).unwrap_or(l.size);
                 }
-                starts_column
+                starts_column || opens_column
             }
             None => false,
         };
@@ -114,9 +135,50 @@ pub(crate) fn build_lines(glyphs: &[Glyph]) -> Vec<Line> {
         .into_iter()
         .map(|l| Line {
             stacked: l.stacked,
-            ..text_of(glyphs, &l.members, l.dir)
+            ..text_of(glyphs, &l.members, l.dir, l.stacked, breaks)
         })
         .collect()
+}
+
+/// A CJK character in a vertical font (a comma or bracket set for vertical writing) that
+/// continues a column of upright characters stacked in a horizontal font, as Distiller
+/// mixes the two: it runs the column's way, in its size, its origin (the top centre of its
+/// cell) half an em across from the column's left edge, where the column goes on.
+fn set_in_column(dir: [f64; 2], origin: [f64; 2], end: f64, size: f64, g: &Glyph) -> bool {
+    let (gdir, o) = frame(g);
+    if !g.vertical || !cjk(g) || (dir[0] * gdir[0] + dir[1] * gdir[1]) < 0.99 {
+        return false;
+    }
+    if (size_of(g) - size).abs() > 0.05 * size {
+        return false;
+    }
+    let rel = [o[0] - origin[0], o[1] - origin[1]];
+    let along = rel[0] * dir[0] + rel[1] * dir[1];
+    let across = rel[1] * dir[0] - rel[0] * dir[1];
+    // The column's end counts from its glyphs' baselines, an em below their cells' tops.
+    (across.abs() - 0.5 * size).abs() < 0.25 * size
+        && along > end - 1.2 * size
+        && along < end + 2.0 * size
+}
+
+/// `b`, an upright CJK character in a horizontal font, starts right under `a`, a CJK
+/// character in a vertical font (an opening bracket), in the same size: the two begin a
+/// column.
+fn opens_column(a: &Glyph, b: &Glyph) -> bool {
+    let (dir_a, oa) = frame(a);
+    let (dir_b, ob) = frame(b);
+    let size = size_of(b);
+    let col = down(dir_b);
+    if !a.vertical || !cjk(a) || (dir_a[0] * col[0] + dir_a[1] * col[1]) < 0.99 {
+        return false;
+    }
+    if (size_of(a) - size).abs() > 0.05 * size {
+        return false;
+    }
+    let rel = [oa[0] - ob[0], oa[1] - ob[1]];
+    let across = rel[1] * col[0] - rel[0] * col[1];
+    let gap = box_start(b, col) - (box_start(a, col) + advance_along(a, col).unwrap_or(size));
+    (across.abs() - 0.5 * size).abs() < 0.25 * size && gap.abs() < 0.5 * size
 }
 
 /// Down the page from a line running along `dir`: `dir` turned a quarter clockwise.
@@ -127,12 +189,16 @@ fn down(dir: [f64; 2]) -> [f64; 2] {
 /// One full-width CJK character (ideograph, kana, CJK punctuation, full-width form or
 /// Hangul syllable) in a horizontal font: a character that may be set in a column.
 fn upright_cjk(g: &Glyph) -> bool {
+    !g.vertical && cjk(g)
+}
+
+/// One full-width CJK character, in any font.
+fn cjk(g: &Glyph) -> bool {
     let mut chars = g.unicode.as_deref().unwrap_or_default().chars();
     let (Some(c), None) = (chars.next(), chars.next()) else {
         return false;
     };
-    !g.vertical
-        && matches!(u32::from(c),
+    matches!(u32::from(c),
             0x3000..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF
                 | 0xF900..=0xFAFF | 0xFF01..=0xFF60)
 }
@@ -152,6 +218,19 @@ fn stacks_under(a: &Glyph, b: &Glyph) -> bool {
     let d = down(dir);
     let step = rel[0] * d[0] + rel[1] * d[1];
     across.abs() < 0.2 * size && (0.8 * size..=1.5 * size).contains(&step)
+}
+
+/// A glyph that reads as several letters (a ligature such as "fi").
+fn is_ligature(g: &Glyph) -> bool {
+    let text = g.unicode.as_deref().map(fold_forms).unwrap_or_default();
+    text.chars().count() > 1 && text.chars().all(char::is_alphabetic)
+}
+
+/// Where the glyph's box begins along `dir` (user space).
+fn box_start(g: &Glyph, dir: [f64; 2]) -> f64 {
+    let xs = [g.bbox[0] * dir[0], g.bbox[2] * dir[0]];
+    let ys = [g.bbox[1] * dir[1], g.bbox[3] * dir[1]];
+    xs[0].min(xs[1]) + ys[0].min(ys[1])
 }
 
 /// The glyph's advance measured along `dir` (user space), from its box.
@@ -186,21 +265,45 @@ pub(crate) fn fold_forms(text: &str) -> String {
     out
 }
 
-fn text_of(glyphs: &[Glyph], members: &[usize], dir: [f64; 2]) -> Line {
+/// The text of a line's glyphs, with a space where the gap before a glyph is over a fifth
+/// of its size. A stacked column measures gaps between glyph boxes: it mixes horizontal
+/// glyphs (origin on the baseline) with vertical ones (origin at the top).
+fn text_of(
+    glyphs: &[Glyph],
+    members: &[usize],
+    dir: [f64; 2],
+    stacked: bool,
+    breaks: Option<&Breaks>,
+) -> Line {
     let mut text = String::new();
     let mut byte_glyph = Vec::new();
     let mut prev_end: Option<f64> = None;
     let mut prev_space = true;
+    let mut prev: Option<usize> = None;
     for &i in members {
         let g = &glyphs[i];
-        let pos = g.trm[4] * dir[0] + g.trm[5] * dir[1];
+        let pos = if stacked {
+            box_start(g, dir)
+        } else {
+            g.trm[4] * dir[0] + g.trm[5] * dir[1]
+        };
         let uni = g
             .unicode
             .as_deref()
             .map_or_else(|| "\u{FFFD}".into(), fold_forms);
         let is_space = uni.chars().all(char::is_whitespace);
+        if let (true, Some(end), Some(p)) = (is_space, prev_end, prev) {
+            // A space drawn inside a ligature (a producer that maps "fi" to "fi " or
+            // draws a space glyph over it) separates nothing; reading drops it too.
+            if is_ligature(&glyphs[p]) && pos < end - 0.05 * size_of(g) {
+                continue;
+            }
+        }
         if let Some(end) = prev_end {
-            if pos - end > 0.2 * size_of(g) && !prev_space && !is_space {
+            // A gap reading joins (a ligature's short advance) is no word break.
+            let joined = prev.and_then(|p| breaks?.between(p, i)) == Some(false);
+            let gap = pos - end > 0.2 * size_of(g) && !joined;
+            if gap && !prev_space && !is_space {
                 text.push(' ');
                 byte_glyph.push(None);
             }
@@ -218,12 +321,33 @@ fn text_of(glyphs: &[Glyph], members: &[usize], dir: [f64; 2]) -> Line {
             byte_glyph.extend(std::iter::repeat_n(Some(i), text.len() - start));
         }
         prev_space = is_space;
+        prev = Some(i);
         prev_end = Some(pos + advance_along(g, dir).unwrap_or(0.0));
     }
     Line {
         text,
         byte_glyph,
         stacked: false,
+    }
+}
+
+/// Where reading (PDFium) breaks words between glyphs: per glyph, the range of reading's
+/// characters it drew, and a running count of reading's breaks (a space or line end it
+/// inferred, or a whitespace character).
+pub(crate) struct Breaks {
+    /// Per glyph: first and last index of its characters in reading.
+    pub runs: Vec<Option<(usize, usize)>>,
+    /// `upto[k]`: breaks among reading's characters `0..k`.
+    pub upto: Vec<u32>,
+}
+
+impl Breaks {
+    /// Whether reading puts a break between glyph `a` and the glyph `b` after it; `None`
+    /// when either has no characters in reading or reading orders them otherwise.
+    pub fn between(&self, a: usize, b: usize) -> Option<bool> {
+        let (_, last) = (*self.runs.get(a)?)?;
+        let (first, _) = (*self.runs.get(b)?)?;
+        (first > last).then(|| self.upto[first] > self.upto[last + 1])
     }
 }
 

@@ -1,0 +1,148 @@
+//! The text that reading gives a page, laid onto the interpreter's glyphs.
+//!
+//! `/v1/text` is built from PDFium's characters, finding from our interpreter's glyphs.
+//! Where the two disagree about a glyph's text (a Type 3 font whose glyphs our tables do
+//! not name, a font whose codes are shifted) or about where a word ends (a ligature whose
+//! advance leaves a gap our line builder reads as a space), a word a user took from
+//! reading would not be found. This pass matches each glyph to PDFium's characters at the
+//! same origin, takes PDFium's text for it, and rebuilds the lines with PDFium's word
+//! breaks. It runs only for a page where a find came up empty, so a page whose text
+//! already agrees costs nothing more.
+
+use std::collections::HashMap;
+
+use pdf_content::Glyph;
+use pdf_render::RawChar;
+
+use super::text::{build_lines_with, Breaks, PageGeom};
+use super::PageModel;
+
+/// How far apart (points, display space) a glyph's origin and PDFium's may lie, at least.
+const MIN_TOLERANCE_PT: f64 = 0.35;
+/// The same as a fraction of the glyph's size.
+const SIZE_TOLERANCE: f64 = 0.12;
+/// Side of a bucket of the origin index, in points.
+const CELL_PT: f64 = 2.0;
+
+/// Replaces each glyph's Unicode by PDFium's where PDFium has text for the glyph at the
+/// same origin and it differs, and rebuilds the lines with PDFium's word breaks. Returns
+/// how many glyphs took a different text or lost or gained a break (0: lines unchanged).
+pub(crate) fn take_reading(model: &mut PageModel, chars: &[RawChar]) -> usize {
+    let placed = Placed::new(chars);
+    let geom = model.geom;
+    // Glyphs drawn at one origin (a bold made by overprinting) take one character each;
+    // a glyph alone at its origin takes every character PDFium gave it there.
+    let mut peers: HashMap<(i64, i64), usize> = HashMap::new();
+    for g in &model.glyphs.glyphs {
+        *peers.entry(origin_key(&geom, g)).or_default() += 1;
+    }
+    let mut used = vec![false; chars.len()];
+    let mut runs = Vec::with_capacity(model.glyphs.glyphs.len());
+    let mut changed = 0;
+    for g in &mut model.glyphs.glyphs {
+        let alone = peers.get(&origin_key(&geom, g)) == Some(&1);
+        let Some(run) = placed.at(&geom, g, &used, alone) else {
+            runs.push(None);
+            continue;
+        };
+        for &i in &run {
+            used[i] = true;
+        }
+        runs.push(Some((run[0], run[run.len() - 1])));
+        let text: String = run.iter().filter_map(|&i| chars[i].ch).collect();
+        // PDFium marks a line-end hyphen with a control character; keep ours there.
+        let readable = !text.is_empty() && !text.chars().any(|c| c == '\u{FFFD}' || c.is_control());
+        if readable && g.unicode.as_deref() != Some(text.as_str()) {
+            g.unicode = Some(text);
+            changed += 1;
+        }
+    }
+    let mut upto = Vec::with_capacity(chars.len() + 1);
+    let mut count = 0u32;
+    upto.push(0);
+    for c in chars {
+        if c.generated || c.ch.is_some_and(char::is_whitespace) {
+            count += 1;
+        }
+        upto.push(count);
+    }
+    let lines = build_lines_with(&model.glyphs.glyphs, Some(&Breaks { runs, upto }));
+    let moved = lines
+        .iter()
+        .zip(&model.lines)
+        .filter(|(a, b)| a.text != b.text)
+        .count()
+        + lines.len().abs_diff(model.lines.len());
+    model.lines = lines;
+    changed + moved
+}
+
+/// PDFium's drawn characters, bucketed by origin.
+struct Placed<'a> {
+    chars: &'a [RawChar],
+    cells: HashMap<(i64, i64), Vec<usize>>,
+}
+
+impl<'a> Placed<'a> {
+    fn new(chars: &'a [RawChar]) -> Self {
+        let mut cells: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
+        for (i, c) in chars.iter().enumerate() {
+            if !c.generated {
+                let (x, y) = (f64::from(c.origin.0), f64::from(c.origin.1));
+                cells.entry(cell(x, y)).or_default().push(i);
+            }
+        }
+        Placed { chars, cells }
+    }
+
+    /// The run of PDFium characters drawn at glyph `g`'s origin: the nearest unused one
+    /// within tolerance and, when the glyph is `alone` at its origin, the characters
+    /// right after it in PDFium's order that share that origin (one glyph's
+    /// `/ToUnicode` entry of several characters, such as a ligature's).
+    fn at(&self, geom: &PageGeom, g: &Glyph, used: &[bool], alone: bool) -> Option<Vec<usize>> {
+        let (x, y) = geom.display_point(g.trm[4], g.trm[5]);
+        let size = g.trm[2].hypot(g.trm[3]);
+        let tol = (SIZE_TOLERANCE * size).max(MIN_TOLERANCE_PT);
+        let (cx, cy) = cell(x, y);
+        let reach = (tol / CELL_PT).ceil() as i64;
+        let mut best: Option<(f64, usize)> = None;
+        for dx in -reach..=reach {
+            for dy in -reach..=reach {
+                for &i in self.cells.get(&(cx + dx, cy + dy)).into_iter().flatten() {
+                    let o = self.chars[i].origin;
+                    let d = (f64::from(o.0) - x).hypot(f64::from(o.1) - y);
+                    let better = best.is_none_or(|(bd, bi)| d < bd || (d == bd && i < bi));
+                    if !used[i] && d <= tol && better {
+                        best = Some((d, i));
+                    }
+                }
+            }
+        }
+        let (_, first) = best?;
+        let origin = self.chars[first].origin;
+        let mut run = vec![first];
+        if alone {
+            for (i, c) in self.chars.iter().enumerate().skip(first + 1) {
+                let same = !c.generated
+                    && !used[i]
+                    && (c.origin.0 - origin.0).abs() < 0.01
+                    && (c.origin.1 - origin.1).abs() < 0.01;
+                if !same {
+                    break;
+                }
+                run.push(i);
+            }
+        }
+        Some(run)
+    }
+}
+
+/// A glyph's display origin to a hundredth of a point.
+fn origin_key(geom: &PageGeom, g: &Glyph) -> (i64, i64) {
+    let (x, y) = geom.display_point(g.trm[4], g.trm[5]);
+    ((x * 100.0).round() as i64, (y * 100.0).round() as i64)
+}
+
+fn cell(x: f64, y: f64) -> (i64, i64) {
+    ((x / CELL_PT).floor() as i64, (y / CELL_PT).floor() as i64)
+}
