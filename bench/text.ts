@@ -62,7 +62,7 @@ export async function benchText(
     const pdf = readFileSync(c.file);
     const task = { pdf, text: true, forms: true };
     // Warm-up: the pool's process and this one each read it once, pdftotext is paged in.
-    const first = await pool.readText<{ pages: { spans: unknown[] }[] }>(task);
+    const first = await pool.readText(task);
     native.readText(pdf, { text: true, forms: true });
     pdftotext(c.file);
     const viaPool: number[] = [];
