@@ -125,123 +125,189 @@ struct Last {
 }
 
 /// Groups the characters of one page into spans, in PDFium's order.
-// TODO(#15 item 9): split into named phases; read/ belongs to the text-reading helper.
-#[allow(clippy::too_many_lines)]
 pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
-    let mut spans: Vec<RawSpan> = Vec::new();
-    let mut current: Option<RawSpan> = None;
-    let mut last: Option<Last> = None;
-    let mut pending_space = false;
-    let mut pending_break = false;
-    let mut pending_real_space = false;
-
+    let mut b = Builder::default();
     for c in chars {
         let Some(ch) = c.ch else { continue };
-        if c.generated || ch == '\r' || ch == '\n' {
-            if ch == '\r' || ch == '\n' {
-                pending_break = true;
-            } else {
-                pending_space = true;
-            }
-            continue;
-        }
-        if ch.is_whitespace() {
-            // A real space glyph: a word separator whose box says nothing useful.
-            pending_space = true;
-            pending_real_space = true;
+        if b.separator(c, ch) {
             continue;
         }
         // PDFium reports a hyphen that ends a line inside a word as U+0002: keep the
         // glyph as '-' and remember that the word continues on the next line.
         let soft_hyphen = ch == '\u{2}' || c.hyphen;
         let ch = if ch == '\u{2}' { '-' } else { ch };
-        let size = c.size.max(1.0);
-        let vertical = current.as_ref().is_some_and(|s| s.vertical);
-        let (mut along, mut baseline) = frame(c, vertical);
-        let ch = if ch.is_control() {
-            // A drawn glyph whose font maps it to a control code (an unmapped ligature of
-            // a Type 3 font): the replacement character says "a glyph we cannot read"
-            // without breaking its word in two or dropping it (pdftotext prints the raw
-            // control code). Invisible control codes are skipped.
-            if c.bbox.width() <= 0.0 && c.bbox.height() <= 0.0 {
-                continue;
-            }
-            '\u{FFFD}'
-        } else {
-            ch
-        };
+        let Some(ch) = readable(c, ch) else { continue };
+        b.add(c, ch, soft_hyphen);
+    }
+    if let Some(done) = b.current {
+        b.spans.push(done);
+    }
+    b.spans
+}
 
-        // PDFium puts a line break after every glyph of vertical writing; the geometry
-        // checks below still end the column.
-        let mut split = pending_break && !vertical;
-        let mut space = pending_space;
-        let mut vertical_switch = false;
-        if let (Some(span), Some(prev)) = (current.as_ref(), last.as_ref()) {
-            let gap = along.0 - prev.along_end;
-            let style_differs = span.font != c.font
-                || (span.size - c.size).abs() > 0.05 * size
-                || span.color != rgb(c)
-                || !same_angle(span.angle, c.angle);
-            let off_line = (baseline - prev.baseline).abs() > BASELINE_TOLERANCE_EM * size;
-            // Starting before the previous glyph starts means a new line or a column
-            // jump. (PDFium splits a ligature into letters that all carry the ligature's
-            // box, so overlapping the previous glyph is not enough.)
-            let backwards = along.0 < prev.along_start - 0.1 * size;
-            // The letters of one multi-letter glyph (a ligature) share its start.
-            let same_glyph = (along.0 - prev.along_start).abs() < 0.01 * size;
-            if style_differs || off_line || backwards || gap > SPLIT_GAP_EM * size {
-                split = true;
+/// A drawn glyph whose font maps it to a control code (an unmapped ligature of a Type 3
+/// font) reads as the replacement character: "a glyph we cannot read", without breaking
+/// its word in two or dropping it (pdftotext prints the raw control code). Invisible
+/// control codes are skipped (`None`).
+fn readable(c: &RawChar, ch: char) -> Option<char> {
+    if !ch.is_control() {
+        return Some(ch);
+    }
+    (c.bbox.width() > 0.0 || c.bbox.height() > 0.0).then_some('\u{FFFD}')
+}
+
+/// The span builder's state between characters.
+#[derive(Default)]
+struct Builder {
+    spans: Vec<RawSpan>,
+    current: Option<RawSpan>,
+    last: Option<Last>,
+    pending_space: bool,
+    pending_break: bool,
+    pending_real_space: bool,
+}
+
+/// What the glyph after the previous one starts: a new span, a word, a vertical run.
+struct Step {
+    split: bool,
+    space: bool,
+    vertical_switch: bool,
+}
+
+impl Builder {
+    /// Takes a separator (PDFium's generated space or line break, or a real space
+    /// glyph); `false` for a glyph.
+    fn separator(&mut self, c: &RawChar, ch: char) -> bool {
+        if c.generated || ch == '\r' || ch == '\n' {
+            if ch == '\r' || ch == '\n' {
+                self.pending_break = true;
+            } else {
+                self.pending_space = true;
             }
-            if split && !style_differs && starts_vertical_run(span, prev, c, ch, size) {
-                // Vertical writing: upright glyphs stacked downwards. PDFium reports them
-                // as one-glyph lines; re-read this span in the top-to-bottom frame.
-                split = false;
-                space = pending_space;
-                vertical_switch = true;
-            }
-            if vertical || vertical_switch {
-                // Vertical (CJK) glyph boxes follow the ink, so gaps between them say
-                // nothing about words; CJK text has no spaces anyway, and the spaces PDFium
-                // infers between tracked-out glyphs are not words either (pdftotext joins
-                // them). Only a real space glyph counts.
-                space = pending_real_space;
-            } else if gap > word_gap_em(prev, c) * size {
-                space = true;
-            } else if prev.ligature
-                && gap < MIN_SPACE_EM * size
-                && !off_line
-                && !backwards
-                && !same_glyph
-            {
-                // A space with no room for it right after a ligature: some producers map
-                // ligatures to "fi " in ToUnicode; pdftotext drops that space too. (A space
-                // *inside* one glyph's mapping, followed by more of that glyph's letters,
-                // separates words: WeasyPrint maps a whole shaped phrase to one glyph.)
-                space = false;
-            }
+            return true;
         }
-        if vertical_switch {
-            if let (Some(span), Some(prev)) = (current.as_mut(), last.as_mut()) {
-                span.vertical = true;
-                let (a, b) = vertical_frame(&prev.advance_box);
-                span.along = a;
-                span.baseline = b;
-                prev.along_start = a.0;
-                prev.along_end = a.1;
-                prev.baseline = b;
-                (along, baseline) = vertical_frame(&c.advance_box);
-            }
+        if ch.is_whitespace() {
+            // A real space glyph: a word separator whose box says nothing useful.
+            self.pending_space = true;
+            self.pending_real_space = true;
+            return true;
         }
-        if split {
-            if let Some(done) = current.take() {
-                spans.push(done);
+        false
+    }
+
+    /// Adds glyph `c` (read as `ch`) to the current span or a new one.
+    fn add(&mut self, c: &RawChar, ch: char, soft_hyphen: bool) {
+        let size = c.size.max(1.0);
+        let vertical = self.current.as_ref().is_some_and(|s| s.vertical);
+        let (mut along, mut baseline) = frame(c, vertical);
+        let step = self.step(c, ch, vertical, along, baseline, size);
+        if step.vertical_switch {
+            (along, baseline) = self.switch_vertical(c);
+        }
+        if step.split {
+            if let Some(done) = self.current.take() {
+                self.spans.push(done);
             }
             if vertical {
                 // The vertical run ended: the new span starts in the ordinary frame.
                 (along, baseline) = frame(c, false);
             }
         }
-        match current.as_mut() {
+        self.place(c, ch, along, baseline, step.space, soft_hyphen);
+        self.remember(c, along, baseline, step.split, size);
+    }
+
+    /// How glyph `c` relates to the previous one: a split, a word break, or the start of
+    /// a vertical run.
+    fn step(
+        &self,
+        c: &RawChar,
+        ch: char,
+        vertical: bool,
+        along: (f32, f32),
+        baseline: f32,
+        size: f32,
+    ) -> Step {
+        // PDFium puts a line break after every glyph of vertical writing; the geometry
+        // checks below still end the column.
+        let mut step = Step {
+            split: self.pending_break && !vertical,
+            space: self.pending_space,
+            vertical_switch: false,
+        };
+        let (Some(span), Some(prev)) = (self.current.as_ref(), self.last.as_ref()) else {
+            return step;
+        };
+        let gap = along.0 - prev.along_end;
+        let style_differs = span.font != c.font
+            || (span.size - c.size).abs() > 0.05 * size
+            || span.color != rgb(c)
+            || !same_angle(span.angle, c.angle);
+        let off_line = (baseline - prev.baseline).abs() > BASELINE_TOLERANCE_EM * size;
+        // Starting before the previous glyph starts means a new line or a column
+        // jump. (PDFium splits a ligature into letters that all carry the ligature's
+        // box, so overlapping the previous glyph is not enough.)
+        let backwards = along.0 < prev.along_start - 0.1 * size;
+        // The letters of one multi-letter glyph (a ligature) share its start.
+        let same_glyph = (along.0 - prev.along_start).abs() < 0.01 * size;
+        if style_differs || off_line || backwards || gap > SPLIT_GAP_EM * size {
+            step.split = true;
+        }
+        if step.split && !style_differs && starts_vertical_run(span, prev, c, ch, size) {
+            // Vertical writing: upright glyphs stacked downwards. PDFium reports them
+            // as one-glyph lines; re-read this span in the top-to-bottom frame.
+            step.split = false;
+            step.vertical_switch = true;
+        }
+        if vertical || step.vertical_switch {
+            // Vertical (CJK) glyph boxes follow the ink, so gaps between them say
+            // nothing about words; CJK text has no spaces anyway, and the spaces PDFium
+            // infers between tracked-out glyphs are not words either (pdftotext joins
+            // them). Only a real space glyph counts.
+            step.space = self.pending_real_space;
+        } else if gap > word_gap_em(prev, c) * size {
+            step.space = true;
+        } else if prev.ligature
+            && gap < MIN_SPACE_EM * size
+            && !off_line
+            && !backwards
+            && !same_glyph
+        {
+            // A space with no room for it right after a ligature: some producers map
+            // ligatures to "fi " in ToUnicode; pdftotext drops that space too. (A space
+            // *inside* one glyph's mapping, followed by more of that glyph's letters,
+            // separates words: WeasyPrint maps a whole shaped phrase to one glyph.)
+            step.space = false;
+        }
+        step
+    }
+
+    /// Re-reads the current one-glyph span in the top-to-bottom frame; the frame of `c`
+    /// in it.
+    fn switch_vertical(&mut self, c: &RawChar) -> ((f32, f32), f32) {
+        if let (Some(span), Some(prev)) = (self.current.as_mut(), self.last.as_mut()) {
+            span.vertical = true;
+            let (a, b) = vertical_frame(&prev.advance_box);
+            span.along = a;
+            span.baseline = b;
+            prev.along_start = a.0;
+            prev.along_end = a.1;
+            prev.baseline = b;
+        }
+        vertical_frame(&c.advance_box)
+    }
+
+    /// Puts the glyph in the current span, or starts one with it.
+    fn place(
+        &mut self,
+        c: &RawChar,
+        ch: char,
+        along: (f32, f32),
+        baseline: f32,
+        space: bool,
+        soft_hyphen: bool,
+    ) {
+        match self.current.as_mut() {
             Some(span) => {
                 if space && !span.text.ends_with(' ') {
                     span.text.push(' ');
@@ -251,43 +317,33 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
             }
             None => {
                 let mut span = new_span(c, along, baseline);
-                span.after_break = pending_break;
-                span.space_before = space || pending_break || spans.is_empty();
+                span.after_break = self.pending_break;
+                span.space_before = space || self.pending_break || self.spans.is_empty();
                 push_glyph(&mut span, ch, c, along);
                 span.soft_hyphen_end = soft_hyphen;
-                current = Some(span);
+                self.current = Some(span);
             }
         }
+    }
+
+    /// Keeps what the next glyph is compared with, and clears the pending separators.
+    fn remember(&mut self, c: &RawChar, along: (f32, f32), baseline: f32, split: bool, size: f32) {
+        let prev = self.last.as_ref().filter(|_| !split);
         // Keep the furthest end seen in the span: the letters PDFium splits a ligature
         // into do not all carry the ligature's full advance.
-        let along_end = match (&last, split) {
-            (Some(prev), false) => prev.along_end.max(along.1),
-            _ => along.1,
-        };
-        let ligature = match (&last, split) {
-            (Some(prev), false) => (along.0 - prev.along_start).abs() < 0.01 * size,
-            _ => false,
-        };
-        last = Some(Last {
+        self.last = Some(Last {
             advance_box: c.advance_box,
             ink_box: c.bbox,
-            glyphs: match (&last, split) {
-                (Some(prev), false) => prev.glyphs + 1,
-                _ => 1,
-            },
-            ligature,
+            glyphs: prev.map_or(1, |p| p.glyphs + 1),
+            ligature: prev.is_some_and(|p| (along.0 - p.along_start).abs() < 0.01 * size),
             along_start: along.0,
-            along_end,
+            along_end: prev.map_or(along.1, |p| p.along_end.max(along.1)),
             baseline,
         });
-        pending_space = false;
-        pending_real_space = false;
-        pending_break = false;
+        self.pending_space = false;
+        self.pending_real_space = false;
+        self.pending_break = false;
     }
-    if let Some(done) = current {
-        spans.push(done);
-    }
-    spans
 }
 
 fn rgb(c: &RawChar) -> [u8; 3] {
