@@ -57,14 +57,17 @@ describe('GET /source builds on its own', () => {
     }
     // The fetch script is run directly by the build: it keeps its executable bit.
     expect(statSync(path.join(dir, 'scripts/fetch-pdfium.sh')).mode & 0o111).not.toBe(0);
-    // Every relative import of the published TypeScript resolves inside the archive.
+    // Every relative import of the published TypeScript resolves inside the archive: to a
+    // TypeScript source, or to the addon's generated loader and its declarations.
     const ts = filesUnder(dir).filter((p) => p.endsWith('.ts') && p.startsWith('src/'));
     expect(ts).toContain('src/engine/worker.ts');
     for (const file of ts) {
       const text = readFileSync(path.join(dir, file), 'utf8');
       for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) {
-        const target = path.join(path.dirname(file), `${m[1]}.ts`);
-        expect(existsSync(path.join(dir, target)), `${file} imports ${m[1]}`).toBe(true);
+        const base = path.join(dir, path.dirname(file), m[1]);
+        const resolves =
+          existsSync(`${base}.ts`) || (existsSync(`${base}.d.ts`) && existsSync(`${base}.js`));
+        expect(resolves, `${file} imports ${m[1]}`).toBe(true);
       }
     }
     // Every crate the workspace lists is there, with the lockfile cargo needs offline.
