@@ -65,6 +65,10 @@ function run(job) {
 if (isMainThread) {
   const [input, find, replace, output, mode] = process.argv.slice(2);
   const job = { input, find, replace, output };
+  if (!input || !find || replace === undefined || !output) {
+    console.error('usage: node native/examples/embed.cjs IN.pdf FIND REPLACE OUT.pdf [--thread]');
+    process.exit(2);
+  }
   if (mode === '--thread') {
     const worker = new Worker(__filename, { workerData: job });
     worker.once('message', (summary) => console.log(JSON.stringify(summary)));
