@@ -64,7 +64,7 @@ describe('GET /source builds on its own', () => {
     for (const file of ts) {
       const text = readFileSync(path.join(dir, file), 'utf8');
       for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) {
-        const base = path.join(dir, path.dirname(file), m[1]);
+        const base = path.join(dir, path.dirname(file), m[1] ?? '');
         const resolves = existsSync(`${base}.ts`) || (existsSync(`${base}.d.ts`) && existsSync(`${base}.js`));
         expect(resolves, `${file} imports ${m[1]}`).toBe(true);
       }
