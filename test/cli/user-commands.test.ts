@@ -133,6 +133,14 @@ describe.skipIf(!HAVE_CORPUS)('pdfedit user commands against a running service (
     const fields = JSON.parse(text.stdout).fields as { name: string; value: unknown }[];
     expect(fields.find((f) => f.name === 'Last Name')?.value).toBe('Lovelace');
     expect(fields.find((f) => f.name === 'gdpr')?.value).toBe(true);
+
+    // A replace whose match lies in a field's value edits the field; the table names it.
+    const again = await runCli(
+      ['edit', filled, '--replace', 'Lovelace=Babbage', '-o', path.join(dir, 'r.pdf')],
+      env,
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/Lovelace → Babbage \(field Last Name\)/);
   });
 
   it('edit: nothing found is exit 1; a missing file_id exit 5; a wrong command line exit 2', async () => {

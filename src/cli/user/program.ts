@@ -183,6 +183,13 @@ export async function runUser(argv: string[], io: UserIo): Promise<number> {
     }
   };
 
+  // A change made inside a form field (a replace or delete whose match lay in a field's
+  // value) names the field, so the row says where the text was.
+  const changeText = (c: Json): unknown => {
+    const text = c.op === 'replace' ? `${c.find} → ${c.replace}` : (c.find ?? c.text ?? c.field);
+    return c.field && c.op !== 'form' ? `${text} (field ${c.field})` : text;
+  };
+
   const changesTable = (r: Json): string => {
     const changes = (r.changes as Json[] | undefined) ?? [];
     const lines = [`status: ${r.status}`];
@@ -190,14 +197,7 @@ export async function runUser(argv: string[], io: UserIo): Promise<number> {
       lines.push(
         table(
           ['PAGE', 'OP', 'TEXT', 'VERIFIED', 'FONT', 'COLLATERAL'],
-          changes.map((c) => [
-            c.page,
-            c.op,
-            c.op === 'replace' ? `${c.find} → ${c.replace}` : (c.find ?? c.text ?? c.field),
-            c.verified,
-            c.font_source,
-            c.collateral_pixels,
-          ]),
+          changes.map((c) => [c.page, c.op, changeText(c), c.verified, c.font_source, c.collateral_pixels]),
         ),
       );
     }
