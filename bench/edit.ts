@@ -32,7 +32,15 @@ export interface EditCase {
   mark?: string;
 }
 
-const STAGES: (keyof EditTimings)[] = ['parse', 'edit', 'render', 'diff', 'save', 'mark', 'total'];
+const STAGES: (keyof EditTimings)[] = [
+  'parse_ms',
+  'edit_ms',
+  'render_ms',
+  'diff_ms',
+  'save_ms',
+  'mark_ms',
+  'total_ms',
+];
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
@@ -93,7 +101,7 @@ export async function benchEdits(
         },
       ],
       options: {
-        font_policy: 'prefer_exact' as const,
+        font: { policy: 'prefer_exact' } as const,
         break_signature: false,
         ...(c.mark ? { mark: c.mark } : {}),
       },
@@ -131,9 +139,15 @@ export async function benchEdits(
       fmt(quantile(wall, 0.95)),
       `${c.runs} runs; "${c.find}" → "${c.replace}", page ${change.page}, ${change.font_source}`,
     ]);
-    for (const stage of STAGES.filter((s) => s !== 'mark' || c.mark)) {
+    for (const stage of STAGES.filter((s) => s !== 'mark_ms' || c.mark)) {
       const values = results.map((r) => r.timings[stage]).sort((a, b) => a - b);
-      rows.push([`  engine ${stage}`, c.name, fmt(quantile(values, 0.5)), fmt(quantile(values, 0.95)), '']);
+      rows.push([
+        `  engine ${stage.replace(/_ms$/, '')}`,
+        c.name,
+        fmt(quantile(values, 0.5)),
+        fmt(quantile(values, 0.95)),
+        '',
+      ]);
     }
     const overhead = median(wall) / Math.max(0.001, median(floor));
     rows.push([

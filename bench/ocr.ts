@@ -59,7 +59,13 @@ export async function benchOcr(pool: EnginePool, corpus: string): Promise<string
     const r = await pool.edit({
       pdf: fixture.pdf,
       edits: [{ index: 0, op: 'replace', find: 'Hamburg', replace: 'Bremen' }],
-      options: { font_policy: 'prefer_exact', break_signature: false, ocr: { languages: ['eng'], cached } },
+      options: {
+        font: { policy: 'prefer_exact' },
+        break_signature: false,
+        ocr: true,
+        ocr_languages: ['eng'],
+        ocr_cached: cached,
+      },
     });
     ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
     note =

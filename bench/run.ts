@@ -95,7 +95,7 @@ async function main(): Promise<void> {
         pool.edit({
           pdf,
           edits: [{ index: 0, op: 'replace', find: 'INV-0046', replace: 'INV-0064' }],
-          options: { font_policy: 'prefer_exact', break_signature: false },
+          options: { font: { policy: 'prefer_exact' }, break_signature: false },
         }),
       );
       throughput[processes] = { previews, edits };

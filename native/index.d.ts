@@ -66,10 +66,12 @@ export interface EditChange {
   page: number
   /** The edit's op. */
   op: EditOp
-  /** Text found. */
-  find: string
-  /** Text drawn instead (empty for delete). */
-  replace: string
+  /** Replace, delete, redact: the text found. */
+  find?: string
+  /** Replace: the text drawn instead. */
+  replace?: string
+  /** Insert: the text added. */
+  text?: string
   /** `exact-embedded`, `exact-declared`, `metric-twin`, `look-alike` or `none`. */
   font_source: string
   /** Font name. */
@@ -95,7 +97,7 @@ export interface EditChange {
 /** An edit found but not applied. */
 export interface EditFailed {
   /** The edit's index. */
-  edit_index: number
+  index: number
   /** Its op. */
   op: EditOp
   /** Why (a stable snake_case word). */
@@ -125,13 +127,22 @@ export interface EditFlag {
   evidence: string
 }
 
+/** The API's `options.font`. */
+export interface EditFontOptions {
+  /** Which fonts new text may use (default `prefer_exact`). */
+  policy?: FontPolicy
+}
+
 /** What an edit does. */
 export type EditOp = 'replace' | 'delete' | 'redact' | 'insert' | 'form'
 
-/** Request-wide options. */
+/**
+ * Request-wide options: the API's (`font`, `break_signature`, `watermark`, `ocr`,
+ * `ocr_languages`, `ocr_text_layer`), then those the service decides for its caller.
+ */
 export interface EditOptions {
-  /** Which fonts new text may use (default `prefer_exact`). */
-  font_policy?: FontPolicy
+  /** Fonts new text may use. */
+  font?: EditFontOptions
   /** Allow editing a signed document. */
   break_signature?: boolean
   /**
@@ -148,9 +159,15 @@ export interface EditOptions {
    */
   watermark_off_allowed?: boolean
   /** Find text on scanned pages by OCR; replace and delete there are drawn as pixels. */
-  ocr?: OcrOptions
+  ocr?: boolean
+  /** Tesseract language codes for OCR (default `["eng"]`); needs `ocr`. */
+  ocr_languages?: Array<string>
   /** Give pages read by OCR an invisible text layer in the output. */
   ocr_text_layer?: boolean
+  /** Budget of one page's OCR run in milliseconds (default 60000). */
+  ocr_page_budget_ms?: number
+  /** Pages of this document already read with the same languages (the service's cache). */
+  ocr_cached?: Array<OcrPage>
   /** Leave the changes' preview crops empty (the service renders them on first fetch). */
   lazy_previews?: boolean
   /** Budgets of this call (set by the service from the caller's plan). */
@@ -168,7 +185,7 @@ export interface EditRegion {
 /** Something a redaction removed besides the page text. */
 export interface EditRemoval {
   /** The redact edit's index. */
-  edit_index: number
+  index: number
   /**
    * `image`, `annotation`, `form_field`, `metadata`, `xmp`, `outline`, `structure`,
    * `page_label`, `embedded_file`, `javascript`, `xfa`, `name_tree` or `other`.
@@ -177,7 +194,7 @@ export interface EditRemoval {
   /** 1-based page, when the place belongs to one. */
   page?: number
   /** Where exactly (object and key, or image and pixels). */
-  location: string
+  where: string
 }
 
 /** The edit request. */
@@ -193,13 +210,13 @@ export interface EditRequest {
 /** A place in the redacted output where the string still occurs. */
 export interface EditResidual {
   /** The redact edit's index. */
-  edit_index: number
+  index: number
   /** `page_text`, `stream` or one of the removal kinds. */
   kind: string
   /** 1-based page, when known. */
   page?: number
   /** Where exactly. */
-  location: string
+  where: string
   /** The text found there. */
   text: string
 }
@@ -257,8 +274,8 @@ export interface EditSpec {
    * `edits`.
    */
   index?: number
-  /** What the edit does. */
-  op: EditOp
+  /** What the edit does (default `replace`). */
+  op?: EditOp
   /** Text to find (replace, delete). */
   find?: string
   /** New text (replace). */
@@ -297,27 +314,27 @@ export interface EditStyle {
 /** Where the time of an edit went, in milliseconds (each stage summed over edits and pages). */
 export interface EditTimings {
   /** Opening the document and interpreting page content. */
-  parse: number
+  parse_ms: number
   /** Finding matches, planning and writing the new content. */
-  edit: number
+  edit_ms: number
   /** Rendering pages for verification. */
-  render: number
+  render_ms: number
   /** Comparing renders and cropping previews. */
-  diff: number
+  diff_ms: number
   /** Serialising (and re-encrypting) the document. */
-  save: number
+  save_ms: number
   /** Adding the SAMPLE mark. */
-  mark: number
+  mark_ms: number
   /** Classifying pages and reading scanned ones by OCR. */
-  ocr: number
+  ocr_ms: number
   /** The whole engine call. */
-  total: number
+  total_ms: number
 }
 
 /** An edit whose text was not found. */
 export interface EditUnmatched {
   /** The edit's index. */
-  edit_index: number
+  index: number
   /** Its op. */
   op: EditOp
   /** What was looked for. */

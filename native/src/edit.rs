@@ -79,8 +79,8 @@ pub struct EditSpec {
     /// Position in the request, reported back as `edit_index`; default: its position in
     /// `edits`.
     pub index: Option<u32>,
-    /// What the edit does.
-    pub op: EditOp,
+    /// What the edit does (default `replace`).
+    pub op: Option<EditOp>,
     /// Text to find (replace, delete).
     pub find: Option<String>,
     /// New text (replace).
@@ -104,12 +104,19 @@ pub struct EditSpec {
     pub flatten: Option<bool>,
 }
 
-/// Request-wide options.
+/// The API's `options.font`.
+#[napi(object)]
+pub struct EditFontOptions {
+    /// Which fonts new text may use (default `prefer_exact`).
+    pub policy: Option<FontPolicy>,
+}
+
+/// Request-wide options: the API's (`font`, `break_signature`, `watermark`, `ocr`,
+/// `ocr_languages`, `ocr_text_layer`), then those the service decides for its caller.
 #[napi(object)]
 pub struct EditOptions {
-    /// Which fonts new text may use (default `prefer_exact`).
-    #[napi(js_name = "font_policy")]
-    pub font_policy: Option<FontPolicy>,
+    /// Fonts new text may use.
+    pub font: Option<EditFontOptions>,
     /// Allow editing a signed document.
     #[napi(js_name = "break_signature")]
     pub break_signature: Option<bool>,
@@ -124,10 +131,19 @@ pub struct EditOptions {
     #[napi(js_name = "watermark_off_allowed")]
     pub watermark_off_allowed: Option<bool>,
     /// Find text on scanned pages by OCR; replace and delete there are drawn as pixels.
-    pub ocr: Option<crate::types::OcrOptions>,
+    pub ocr: Option<bool>,
+    /// Tesseract language codes for OCR (default `["eng"]`); needs `ocr`.
+    #[napi(js_name = "ocr_languages")]
+    pub ocr_languages: Option<Vec<String>>,
     /// Give pages read by OCR an invisible text layer in the output.
     #[napi(js_name = "ocr_text_layer")]
     pub ocr_text_layer: Option<bool>,
+    /// Budget of one page's OCR run in milliseconds (default 60000).
+    #[napi(js_name = "ocr_page_budget_ms")]
+    pub ocr_page_budget_ms: Option<u32>,
+    /// Pages of this document already read with the same languages (the service's cache).
+    #[napi(js_name = "ocr_cached")]
+    pub ocr_cached: Option<Vec<crate::types::OcrPage>>,
     /// Leave the changes' preview crops empty (the service renders them on first fetch).
     #[napi(js_name = "lazy_previews")]
     pub lazy_previews: Option<bool>,
@@ -156,10 +172,12 @@ pub struct EditChange {
     pub page: u32,
     /// The edit's op.
     pub op: EditOp,
-    /// Text found.
-    pub find: String,
-    /// Text drawn instead (empty for delete).
-    pub replace: String,
+    /// Replace, delete, redact: the text found.
+    pub find: Option<String>,
+    /// Replace: the text drawn instead.
+    pub replace: Option<String>,
+    /// Insert: the text added.
+    pub text: Option<String>,
     /// `exact-embedded`, `exact-declared`, `metric-twin`, `look-alike` or `none`.
     #[napi(js_name = "font_source")]
     pub font_source: String,
@@ -192,8 +210,7 @@ pub struct EditChange {
 #[napi(object)]
 pub struct EditUnmatched {
     /// The edit's index.
-    #[napi(js_name = "edit_index")]
-    pub edit_index: u32,
+    pub index: u32,
     /// Its op.
     pub op: EditOp,
     /// What was looked for.
@@ -204,8 +221,7 @@ pub struct EditUnmatched {
 #[napi(object)]
 pub struct EditFailed {
     /// The edit's index.
-    #[napi(js_name = "edit_index")]
-    pub edit_index: u32,
+    pub index: u32,
     /// Its op.
     pub op: EditOp,
     /// Why (a stable snake_case word).
@@ -220,35 +236,43 @@ pub struct EditFailed {
 #[napi(object)]
 pub struct EditTimings {
     /// Opening the document and interpreting page content.
-    pub parse: f64,
+    #[napi(js_name = "parse_ms")]
+    pub parse_ms: f64,
     /// Finding matches, planning and writing the new content.
-    pub edit: f64,
+    #[napi(js_name = "edit_ms")]
+    pub edit_ms: f64,
     /// Rendering pages for verification.
-    pub render: f64,
+    #[napi(js_name = "render_ms")]
+    pub render_ms: f64,
     /// Comparing renders and cropping previews.
-    pub diff: f64,
+    #[napi(js_name = "diff_ms")]
+    pub diff_ms: f64,
     /// Serialising (and re-encrypting) the document.
-    pub save: f64,
+    #[napi(js_name = "save_ms")]
+    pub save_ms: f64,
     /// Adding the SAMPLE mark.
-    pub mark: f64,
+    #[napi(js_name = "mark_ms")]
+    pub mark_ms: f64,
     /// Classifying pages and reading scanned ones by OCR.
-    pub ocr: f64,
+    #[napi(js_name = "ocr_ms")]
+    pub ocr_ms: f64,
     /// The whole engine call.
-    pub total: f64,
+    #[napi(js_name = "total_ms")]
+    pub total_ms: f64,
 }
 
 /// Something a redaction removed besides the page text.
 #[napi(object)]
 pub struct EditRemoval {
     /// The redact edit's index.
-    #[napi(js_name = "edit_index")]
-    pub edit_index: u32,
+    pub index: u32,
     /// `image`, `annotation`, `form_field`, `metadata`, `xmp`, `outline`, `structure`,
     /// `page_label`, `embedded_file`, `javascript`, `xfa`, `name_tree` or `other`.
     pub kind: String,
     /// 1-based page, when the place belongs to one.
     pub page: Option<u32>,
     /// Where exactly (object and key, or image and pixels).
+    #[napi(js_name = "where")]
     pub location: String,
 }
 
@@ -256,13 +280,13 @@ pub struct EditRemoval {
 #[napi(object)]
 pub struct EditResidual {
     /// The redact edit's index.
-    #[napi(js_name = "edit_index")]
-    pub edit_index: u32,
+    pub index: u32,
     /// `page_text`, `stream` or one of the removal kinds.
     pub kind: String,
     /// 1-based page, when known.
     pub page: Option<u32>,
     /// Where exactly.
+    #[napi(js_name = "where")]
     pub location: String,
     /// The text found there.
     pub text: String,
@@ -319,7 +343,7 @@ fn convert_edit(position: usize, e: EditSpec) -> Result<engine::Edit> {
     let index = e
         .index
         .unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX));
-    let op = engine::EditOp::from(e.op);
+    let op = engine::EditOp::from(e.op.unwrap_or(EditOp::Replace));
     let match_mode = e.match_mode.unwrap_or(MatchMode::Exact).into();
     let fit = e.fit.unwrap_or(Fit::Auto).into();
     let scope = match e.scope {
@@ -439,15 +463,37 @@ fn convert_insert(
 }
 
 fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
+    if let Some(o) = r.options.as_ref().filter(|o| o.ocr != Some(true)) {
+        // As the API answers: OCR's settings without OCR are a mistake, not ignored.
+        let named = [
+            ("ocr_languages", o.ocr_languages.is_some()),
+            ("ocr_text_layer", o.ocr_text_layer.is_some()),
+        ];
+        if let Some((name, _)) = named.iter().find(|(_, set)| *set) {
+            return Err(invalid(format!(
+                "options.{name}: applies only with options.ocr true."
+            )));
+        }
+    }
     let options = r
         .options
         .map_or_else(engine::EditOptions::default, |o| engine::EditOptions {
-            font_policy: o.font_policy.unwrap_or(FontPolicy::PreferExact).into(),
+            font_policy: o
+                .font
+                .and_then(|f| f.policy)
+                .unwrap_or(FontPolicy::PreferExact)
+                .into(),
             break_signature: o.break_signature.unwrap_or(false),
             mark: o.mark,
             watermark: o.watermark.unwrap_or(Watermark::Auto).into(),
             watermark_off_allowed: o.watermark_off_allowed.unwrap_or(false),
-            ocr: o.ocr.map(pdfedit_engine::ocr::OcrOptions::from),
+            ocr: o.ocr.unwrap_or(false).then(|| {
+                pdfedit_engine::ocr::OcrOptions::from(crate::types::OcrOptions {
+                    languages: o.ocr_languages,
+                    page_budget_ms: o.ocr_page_budget_ms,
+                    cached: o.ocr_cached,
+                })
+            }),
             ocr_text_layer: o.ocr_text_layer.unwrap_or(false),
             lazy_previews: o.lazy_previews.unwrap_or(false),
             limits: crate::Limits::to_engine(o.limits.as_ref()),
@@ -474,8 +520,10 @@ fn convert_result(r: engine::EditResult) -> EditResult {
                 edit_index: c.edit_index,
                 page: c.page,
                 op: c.op.into(),
-                find: c.find,
-                replace: c.replace,
+                find: matches!(c.op, engine::EditOp::Replace | engine::EditOp::Delete | engine::EditOp::Redact)
+                    .then(|| c.find.clone()),
+                replace: (c.op == engine::EditOp::Replace).then(|| c.replace.clone()),
+                text: (c.op == engine::EditOp::Insert).then_some(c.replace),
                 font_source: c.font_source.into(),
                 font_used: c.font_used,
                 verified: c.verified,
@@ -492,7 +540,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             .unmatched
             .into_iter()
             .map(|u| EditUnmatched {
-                edit_index: u.edit_index,
+                index: u.edit_index,
                 op: u.op.into(),
                 find: u.find,
             })
@@ -501,7 +549,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             .failed
             .into_iter()
             .map(|f| EditFailed {
-                edit_index: f.edit_index,
+                index: f.edit_index,
                 op: f.op.into(),
                 reason: f.reason.into(),
                 message: f.message,
@@ -512,20 +560,20 @@ fn convert_result(r: engine::EditResult) -> EditResult {
         flatten_skipped: r.flatten_skipped,
         pages_touched: r.pages_touched,
         timings: EditTimings {
-            parse: r.timings.parse_ms,
-            edit: r.timings.edit_ms,
-            render: r.timings.render_ms,
-            diff: r.timings.diff_ms,
-            save: r.timings.save_ms,
-            mark: r.timings.mark_ms,
-            ocr: r.timings.ocr_ms,
-            total: r.timings.total_ms,
+            parse_ms: r.timings.parse_ms,
+            edit_ms: r.timings.edit_ms,
+            render_ms: r.timings.render_ms,
+            diff_ms: r.timings.diff_ms,
+            save_ms: r.timings.save_ms,
+            mark_ms: r.timings.mark_ms,
+            ocr_ms: r.timings.ocr_ms,
+            total_ms: r.timings.total_ms,
         },
         removed: r
             .removed
             .into_iter()
             .map(|x| EditRemoval {
-                edit_index: x.edit_index,
+                index: x.edit_index,
                 kind: x.kind.into(),
                 page: x.page,
                 location: x.location,
@@ -535,7 +583,7 @@ fn convert_result(r: engine::EditResult) -> EditResult {
             .residual
             .into_iter()
             .map(|x| EditResidual {
-                edit_index: x.edit_index,
+                index: x.edit_index,
                 kind: x.kind.into(),
                 page: x.page,
                 location: x.location,

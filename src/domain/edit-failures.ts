@@ -6,12 +6,12 @@ import type { EngineEditResult } from '../engine/tasks.js';
  * so none drops a field (a batch record once lost `field`).
  */
 export function unmatchedEntries(result: Pick<EngineEditResult, 'unmatched'>) {
-  return result.unmatched.map((u) => ({ index: u.edit_index, op: u.op, find: u.find }));
+  return result.unmatched.map((u) => ({ index: u.index, op: u.op, find: u.find }));
 }
 
 export function failedEntries(result: Pick<EngineEditResult, 'failed'>) {
   return result.failed.map((f) => ({
-    index: f.edit_index,
+    index: f.index,
     op: f.op,
     reason: f.reason,
     message: f.message,

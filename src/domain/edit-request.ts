@@ -1,4 +1,4 @@
-import type { OcrOptions } from '../../native/index.js';
+import type { EditOptions as EngineEditOptions } from '../../native/index.js';
 import { OcrCache, ocrLanguages } from '../engine/ocr-cache.js';
 import type { EngineEdit } from '../engine/tasks.js';
 import { ApiError } from '../kernel/api-error.js';
@@ -124,14 +124,24 @@ export function checkOptions(options: EditOptions | undefined): void {
   ocrLanguages(options.ocr_languages, 'options.ocr_languages');
 }
 
+type EngineOcr = Pick<EngineEditOptions, 'ocr' | 'ocr_languages' | 'ocr_text_layer' | 'ocr_cached'>;
+
 /** The engine's OCR options of an edit (cached pages of this document included), or none. */
 export function engineOcr(
   options: EditOptions | undefined,
   pdf: Uint8Array,
   cache: OcrCache,
-): { ocr?: OcrOptions; docKey?: string } {
+): { ocr?: EngineOcr; docKey?: string } {
   if (!options?.ocr) return {};
   const languages = ocrLanguages(options.ocr_languages, 'options.ocr_languages');
   const docKey = OcrCache.docKey(pdf);
-  return { ocr: { languages: languages.list, cached: cache.get(docKey, languages.joined) }, docKey };
+  return {
+    ocr: {
+      ocr: true,
+      ocr_languages: languages.list,
+      ocr_text_layer: options.ocr_text_layer ?? false,
+      ocr_cached: cache.get(docKey, languages.joined),
+    },
+    docKey,
+  };
 }

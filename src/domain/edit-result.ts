@@ -39,9 +39,9 @@ function changeEntry(
   return {
     page: c.page,
     op: c.op,
-    ...(c.op === 'replace' || c.op === 'delete' || c.op === 'redact' ? { find: c.find } : {}),
-    ...(c.op === 'replace' ? { replace: c.replace } : {}),
-    ...(c.op === 'insert' ? { text: c.replace } : {}),
+    ...(c.find != null ? { find: c.find } : {}),
+    ...(c.replace != null ? { replace: c.replace } : {}),
+    ...(c.text != null ? { text: c.text } : {}),
     ...(c.op === 'form' ? { field: c.field ?? null, value: c.value ?? null } : {}),
     // A replace or delete that landed in a filled form field says which, and its new value.
     ...(c.op !== 'form' && c.field ? { field: c.field, value: c.value ?? null } : {}),
@@ -142,13 +142,13 @@ export async function buildEditResult(
     usage,
     // Server-side time of the engine call per stage (documented in the OpenAPI document).
     timings: {
-      parse_ms: round(result.timings.parse),
-      edit_ms: round(result.timings.edit),
-      render_ms: round(result.timings.render),
-      diff_ms: round(result.timings.diff),
-      save_ms: round(result.timings.save),
-      mark_ms: round(result.timings.mark),
-      total_ms: round(result.timings.total),
+      parse_ms: round(result.timings.parse_ms),
+      edit_ms: round(result.timings.edit_ms),
+      render_ms: round(result.timings.render_ms),
+      diff_ms: round(result.timings.diff_ms),
+      save_ms: round(result.timings.save_ms),
+      mark_ms: round(result.timings.mark_ms),
+      total_ms: round(result.timings.total_ms),
     },
   };
 }
@@ -158,11 +158,11 @@ function redactionReport(result: EngineEditResult) {
   const redacts =
     result.changes.some((c) => c.op === 'redact') || result.removed.length > 0 || result.residual.length > 0;
   if (!redacts) return {};
-  const where = (x: { edit_index: number; kind: string; page?: number | null; location: string }) => ({
-    index: x.edit_index,
+  const where = (x: { index: number; kind: string; page?: number | null; where: string }) => ({
+    index: x.index,
     kind: x.kind,
     page: x.page ?? null,
-    where: x.location,
+    where: x.where,
   });
   return {
     removed: result.removed.map(where),

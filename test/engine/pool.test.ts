@@ -35,7 +35,7 @@ describe.skipIf(!HAVE_CORPUS)('engine pool budget', () => {
       {
         pdf: readFileSync(corpusPath(INVOICE)),
         edits: [{ index: 0, op: 'replace', find: 'INV-0046', replace: 'INV-0064' }],
-        options: { font_policy: 'prefer_exact', break_signature: false },
+        options: { font: { policy: 'prefer_exact' }, break_signature: false },
       },
       60_000,
     );
@@ -49,7 +49,7 @@ describe.skipIf(!HAVE_CORPUS)('engine pool budget', () => {
         {
           pdf: Buffer.from('not a pdf'),
           edits: [{ index: 0, op: 'replace', find: 'a', replace: 'b' }],
-          options: { font_policy: 'prefer_exact', break_signature: false },
+          options: { font: { policy: 'prefer_exact' }, break_signature: false },
         },
         60_000,
       )
