@@ -520,8 +520,11 @@ fn convert_result(r: engine::EditResult) -> EditResult {
                 edit_index: c.edit_index,
                 page: c.page,
                 op: c.op.into(),
-                find: matches!(c.op, engine::EditOp::Replace | engine::EditOp::Delete | engine::EditOp::Redact)
-                    .then(|| c.find.clone()),
+                find: matches!(
+                    c.op,
+                    engine::EditOp::Replace | engine::EditOp::Delete | engine::EditOp::Redact
+                )
+                .then(|| c.find.clone()),
                 replace: (c.op == engine::EditOp::Replace).then(|| c.replace.clone()),
                 text: (c.op == engine::EditOp::Insert).then_some(c.replace),
                 font_source: c.font_source.into(),
