@@ -290,13 +290,22 @@ impl Run {
         };
         let redact = edit.op == EditOp::Redact;
         let mut found = page_matches(model, matcher, edit, redact.then_some(&mut drawn));
+        // A redaction looks for wrapped occurrences its own way (every one, over any
+        // break: ops/redact); a replace or delete takes those within a column.
+        match edit.op {
+            EditOp::Replace => find::wrap::add_wrapped(model, matcher, &edit.replace, &mut found),
+            EditOp::Delete => find::wrap::add_wrapped(model, matcher, "", &mut found),
+            _ => {}
+        }
         let scope = &edit.scope;
         if let Some(r) = &scope.region {
-            found.retain(|m| inside(m.bbox, r.bbox));
+            find::retain_whole(&mut found, |m| inside(m.bbox, r.bbox));
         }
         if let (Some(ids), Some(spans)) = (&scope.span_ids, spans) {
             let boxes = find::span_boxes(spans, number, ids);
-            found.retain(|m| boxes.iter().any(|b| mostly_overlaps(m.bbox, *b)));
+            find::retain_whole(&mut found, |m| {
+                boxes.iter().any(|b| mostly_overlaps(m.bbox, *b))
+            });
         }
         Ok(found)
     }

@@ -4,6 +4,7 @@ use regex::{Regex, RegexBuilder};
 
 pub(crate) mod clusters;
 pub(crate) mod ocr;
+pub(crate) mod wrap;
 
 pub(crate) use clusters::DrawnChars;
 
@@ -44,6 +45,9 @@ pub(crate) struct Match {
     pub unicode_cuts: Vec<(usize, String)>,
     /// Found among the OCR words of a scanned page (no glyphs: the text is the image).
     pub ocr: bool,
+    /// The second part of an occurrence that wraps from the end of the line before: it
+    /// goes with the match before it, and the two count as one occurrence.
+    pub wrapped: bool,
 }
 
 /// A compiled `find`.
@@ -137,7 +141,7 @@ pub(crate) fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize
 /// Every match on one page, in reading order. A match that covers only part of a glyph's
 /// text (a ligature, or a `/ToUnicode` entry holding more than its glyph draws) is
 /// skipped, except for a redaction (`drawn` given), which settles such glyphs with
-/// [`crate::find::clusters::settle`].
+/// [`crate::find::clusters::settle`]. Occurrences over a line break: [`wrap`].
 pub(crate) fn page_matches(
     page: &PageModel,
     m: &Matcher,
@@ -151,50 +155,59 @@ pub(crate) fn page_matches(
     let mut out = Vec::new();
     for (li, line) in page.lines.iter().enumerate() {
         for (s, e, replacement) in line_matches(m, &line.text, replace) {
-            let mut glyphs: Vec<usize> = Vec::new();
-            for gi in line.byte_glyph[s..e].iter().flatten() {
-                if glyphs.last() != Some(gi) && !glyphs.contains(gi) {
-                    glyphs.push(*gi);
-                }
-            }
-            let (Some(first), Some(last)) = (glyphs.first(), glyphs.last()) else {
-                continue;
-            };
-            let cut_before = s > 0 && line.byte_glyph[s - 1] == Some(*first);
-            let cut_after = line.byte_glyph.get(e).copied().flatten() == Some(*last);
-            let mut unicode_cuts = Vec::new();
-            if let Some(drawn) = drawn.as_mut() {
-                let settled = crate::find::clusters::settle(page, line, (s, e), glyphs, drawn);
-                glyphs = settled.0;
-                unicode_cuts = settled.1;
-            } else if cut_before || cut_after {
-                continue;
-            }
-            glyphs.sort_unstable();
-            let Some(bbox_user) = glyphs
-                .iter()
-                .chain(unicode_cuts.iter().map(|c| &c.0))
-                .map(|&g| page.glyphs.glyphs[g].bbox)
-                .reduce(union)
-            else {
-                continue;
-            };
-            out.push(Match {
-                page: page.number,
-                line: li,
-                start: s,
-                end: e,
-                glyphs,
-                found: line.text[s..e].to_string(),
-                replacement,
-                bbox_user,
-                bbox: page.geom.display_box(bbox_user),
-                unicode_cuts,
-                ocr: false,
-            });
+            out.extend(line_match(page, li, (s, e), replacement, &mut drawn));
         }
     }
     out
+}
+
+/// The match of bytes `s..e` of line `li`, or `None` when it cuts a glyph's text (and no
+/// redaction settles it) or covers no glyph.
+pub(crate) fn line_match(
+    page: &PageModel,
+    li: usize,
+    (s, e): (usize, usize),
+    replacement: String,
+    drawn: &mut Option<DrawnChars<'_>>,
+) -> Option<Match> {
+    let line = &page.lines[li];
+    let mut glyphs: Vec<usize> = Vec::new();
+    for gi in line.byte_glyph[s..e].iter().flatten() {
+        if glyphs.last() != Some(gi) && !glyphs.contains(gi) {
+            glyphs.push(*gi);
+        }
+    }
+    let (&first, &last) = (glyphs.first()?, glyphs.last()?);
+    let cut_before = s > 0 && line.byte_glyph[s - 1] == Some(first);
+    let cut_after = line.byte_glyph.get(e).copied().flatten() == Some(last);
+    let mut unicode_cuts = Vec::new();
+    if let Some(drawn) = drawn.as_mut() {
+        let settled = crate::find::clusters::settle(page, line, (s, e), glyphs, *drawn);
+        glyphs = settled.0;
+        unicode_cuts = settled.1;
+    } else if cut_before || cut_after {
+        return None;
+    }
+    glyphs.sort_unstable();
+    let bbox_user = glyphs
+        .iter()
+        .chain(unicode_cuts.iter().map(|c| &c.0))
+        .map(|&g| page.glyphs.glyphs[g].bbox)
+        .reduce(union)?;
+    Some(Match {
+        page: page.number,
+        line: li,
+        start: s,
+        end: e,
+        glyphs,
+        found: line.text[s..e].to_string(),
+        replacement,
+        bbox_user,
+        bbox: page.geom.display_box(bbox_user),
+        unicode_cuts,
+        ocr: false,
+        wrapped: false,
+    })
 }
 
 /// Where an anchor phrase ends on a page: (line, byte end), first occurrence.
@@ -210,31 +223,57 @@ pub(crate) fn anchor_end(page: &PageModel, anchor: &str, icase: bool) -> Option<
 }
 
 /// Applies anchor and occurrence to matches already filtered by page, region and spans.
+/// A wrapped occurrence's parts count as one occurrence and stay together.
 pub(crate) fn select(
-    mut matches: Vec<Match>,
+    matches: Vec<Match>,
     anchors: &[(u32, (usize, usize))],
     anchor_given: bool,
     occurrence: Option<Occurrence>,
 ) -> Vec<Match> {
+    let mut found = occurrences(matches);
     if anchor_given {
         // Per page with an anchor: the matches after it; the first page that has one wins.
-        let mut after: Vec<Match> = Vec::new();
+        let mut after: Vec<Vec<Match>> = Vec::new();
         for (page, (line, end)) in anchors {
-            after = matches
+            after = found
                 .iter()
-                .filter(|m| m.page == *page && (m.line, m.start) >= (*line, *end))
+                .filter(|o| o[0].page == *page && (o[0].line, o[0].start) >= (*line, *end))
                 .cloned()
                 .collect();
             if !after.is_empty() {
                 break;
             }
         }
-        matches = after;
+        found = after;
         if occurrence.is_none() {
-            matches.truncate(1);
+            found.truncate(1);
         }
     }
-    pick_occurrence(matches, occurrence)
+    pick_occurrence(found, occurrence)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Matches grouped by occurrence: a `wrapped` match goes with the one before it.
+fn occurrences(matches: Vec<Match>) -> Vec<Vec<Match>> {
+    let mut out: Vec<Vec<Match>> = Vec::new();
+    for m in matches {
+        match out.last_mut() {
+            Some(o) if m.wrapped => o.push(m),
+            _ => out.push(vec![m]),
+        }
+    }
+    out
+}
+
+/// Keeps the occurrences among `matches` whose every part `keep` accepts (a wrapped
+/// occurrence is never cut in half by a region or by span ids).
+pub(crate) fn retain_whole(matches: &mut Vec<Match>, keep: impl Fn(&Match) -> bool) {
+    let kept = occurrences(std::mem::take(matches))
+        .into_iter()
+        .filter(|o| o.iter().all(&keep));
+    matches.extend(kept.flatten());
 }
 
 /// The occurrence `occurrence` names among `found` (in order); all of them for `None`.

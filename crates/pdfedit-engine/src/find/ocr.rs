@@ -91,6 +91,7 @@ pub(crate) fn ocr_matches(page: &OcrPage, geom: &PageGeom, m: &Matcher, edit: &E
                 bbox,
                 unicode_cuts: Vec::new(),
                 ocr: true,
+                wrapped: false,
             });
         }
     }

@@ -17,7 +17,6 @@ mod appearances;
 mod content;
 mod images;
 mod inline;
-mod lines;
 mod noise;
 mod residual;
 mod strings;
@@ -397,7 +396,7 @@ pub(crate) fn locate(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<bo
 /// occurrences (nth, anchor, spans) keep to what the line search found.
 fn wrapped(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<Vec<Match>, Error> {
     let scope = &edit.scope;
-    let Some(re) = lines::pattern(matcher) else {
+    let Some(re) = crate::find::wrap::pattern(matcher) else {
         return Ok(Vec::new());
     };
     if scope.occurrence.is_some() || scope.anchor.is_some() || scope.span_ids.is_some() {
@@ -409,7 +408,7 @@ fn wrapped(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<Vec<Match>, 
             continue;
         };
         let model = run.model(n, page_id)?;
-        let mut found = lines::cross_line(model, &re);
+        let mut found = crate::find::wrap::cross_line(model, &re);
         if let Some(r) = &scope.region {
             found.retain(|m| crate::find::inside(m.bbox, r.bbox));
         }

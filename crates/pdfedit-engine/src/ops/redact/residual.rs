@@ -43,13 +43,13 @@ pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Re
                 .collect()
         };
         let mut text_pages = BTreeSet::new();
-        let wrapped = super::lines::pattern(matcher);
+        let wrapped = crate::find::wrap::pattern(matcher);
         for model in &models {
             // An occurrence cutting a glyph's text still counts: no cmap is consulted,
             // every glyph it touches is taken as drawing it.
             let mut found = page_matches(model, matcher, edit, Some(&mut |_| None));
             if let Some(re) = &wrapped {
-                found.extend(super::lines::cross_line(model, re));
+                found.extend(crate::find::wrap::cross_line(model, re));
             }
             for m in found {
                 text_pages.insert(model.number);

@@ -1,8 +1,11 @@
 //! Occurrences that run over a line break ("John" at the end of one line, "Smith" at the
-//! start of the next). Finding text works line by line; a redaction must not leave a
-//! name readable only because it was wrapped, so the page's lines are also searched
+//! start of the next). Finding text works line by line; reading joins a wrapped line to
+//! the next with a space (so does pdftotext), so the page's lines are also searched
 //! joined, with any white space of the phrase matching the break, and each occurrence is
-//! cut into one match per line (each line gets its own box).
+//! cut into one match per line (each line gets its own box). A redaction takes every such
+//! occurrence, so that no name stays readable only because it was wrapped; a replace or
+//! delete takes those of a column's lines ([`add_wrapped`]), its new text split between
+//! the lines at word boundaries.
 //!
 //! The page's lines are sorted top to bottom across the whole page, so in a narrow column
 //! beside others the next line of the column is not the next line of the page (another
@@ -11,7 +14,7 @@
 
 use regex::{Regex, RegexBuilder};
 
-use crate::find::{Match, Matcher};
+use super::{line_match, Match, Matcher};
 use crate::model::text::{union, writing_dir};
 use crate::model::PageModel;
 
@@ -53,9 +56,9 @@ pub(crate) fn pattern(matcher: &Matcher) -> Option<Regex> {
 /// reading order, and on each column's lines in turn.
 pub(crate) fn cross_line(model: &PageModel, re: &Regex) -> Vec<Match> {
     let order: Vec<usize> = (0..model.lines.len()).collect();
-    let mut out = search(model, &order, re);
+    let mut out: Vec<Match> = search(model, &order, re).into_iter().flatten().collect();
     for chain in columns(model) {
-        for m in search(model, &chain, re) {
+        for m in search(model, &chain, re).into_iter().flatten() {
             let known = out
                 .iter()
                 .any(|o| o.line == m.line && o.start == m.start && o.end == m.end);
@@ -67,8 +70,9 @@ pub(crate) fn cross_line(model: &PageModel, re: &Regex) -> Vec<Match> {
     out
 }
 
-/// Matches of `re` crossing a break when the lines `order` (indices) are joined.
-fn search(model: &PageModel, order: &[usize], re: &Regex) -> Vec<Match> {
+/// Occurrences of `re` crossing a break when the lines `order` (indices) are joined, each
+/// as its parts (one match per line, in order).
+fn search(model: &PageModel, order: &[usize], re: &Regex) -> Vec<Vec<Match>> {
     let mut text = String::new();
     let mut starts = Vec::with_capacity(order.len());
     for &li in order {
@@ -81,6 +85,7 @@ fn search(model: &PageModel, order: &[usize], re: &Regex) -> Vec<Match> {
         if !m.as_str().contains('\n') || m.as_str().trim().is_empty() {
             continue;
         }
+        let mut parts = Vec::new();
         for (k, &li) in order.iter().enumerate() {
             let l = &model.lines[li];
             let (ls, le) = (starts[k], starts[k] + l.text.len());
@@ -98,7 +103,7 @@ fn search(model: &PageModel, order: &[usize], re: &Regex) -> Vec<Match> {
             else {
                 continue;
             };
-            out.push(Match {
+            parts.push(Match {
                 page: model.number,
                 line: li,
                 start: s,
@@ -110,10 +115,113 @@ fn search(model: &PageModel, order: &[usize], re: &Regex) -> Vec<Match> {
                 bbox: model.geom.display_box(bbox_user),
                 unicode_cuts: Vec::new(),
                 ocr: false,
+                wrapped: false,
             });
+        }
+        if parts.len() > 1 {
+            out.push(parts);
         }
     }
     out
+}
+
+/// The new text of an occurrence found in `parts` split at word boundaries: each part but
+/// the last keeps as many words as its old text had, the last takes the rest, and every
+/// part gets at least one word. `None` when the new text has fewer words than there are
+/// parts (a line would be left with nothing drawn in the occurrence's place).
+fn split_new(new: &str, parts: &[usize]) -> Option<Vec<String>> {
+    if new.is_empty() {
+        return Some(vec![String::new(); parts.len()]);
+    }
+    let words: Vec<&str> = new.split(' ').collect();
+    if words.len() < parts.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(parts.len());
+    let mut at = 0;
+    for (i, &n) in parts.iter().enumerate() {
+        let later = parts.len() - 1 - i;
+        let take = if later == 0 {
+            words.len() - at
+        } else {
+            n.clamp(1, words.len() - at - later)
+        };
+        out.push(words[at..at + take].join(" "));
+        at += take;
+    }
+    Some(out)
+}
+
+/// The text drawn instead of `found` (the occurrence's text, line breaks as found): the
+/// edit's `replace`, with a regular expression's groups expanded.
+fn replacement_of(matcher: &Matcher, found: &str, replace: &str) -> Option<String> {
+    match matcher {
+        Matcher::Pattern(re, true) => {
+            let caps = re.captures(found)?;
+            let whole = caps.get(0)?;
+            if whole.start() != 0 || whole.end() != found.len() {
+                return None;
+            }
+            let mut out = String::new();
+            caps.expand(replace, &mut out);
+            Some(out)
+        }
+        _ => Some(replace.to_string()),
+    }
+}
+
+/// Adds to `out` (a page's matches inside single lines, in reading order) the occurrences
+/// of a replace or delete that wrap from one line of a column to the next: each as one
+/// match per line, the later ones marked `wrapped`, placed after the matches before it.
+/// An occurrence that cuts a glyph's text, overlaps a match already found, or whose new
+/// text cannot be split over its lines is left out.
+pub(crate) fn add_wrapped(
+    model: &PageModel,
+    matcher: &Matcher,
+    replace: &str,
+    out: &mut Vec<Match>,
+) {
+    let Some(re) = pattern(matcher) else {
+        return;
+    };
+    for chain in columns(model) {
+        for parts in search(model, &chain, &re) {
+            let found: Vec<&str> = parts.iter().map(|p| p.found.as_str()).collect();
+            let Some(new) = replacement_of(matcher, &found.join("\n"), replace) else {
+                continue;
+            };
+            let words: Vec<usize> = found.iter().map(|f| f.split_whitespace().count()).collect();
+            let Some(news) = split_new(&new, &words) else {
+                continue;
+            };
+            let overlaps = |p: &Match| {
+                out.iter()
+                    .any(|o| o.line == p.line && o.start < p.end && p.start < o.end)
+            };
+            if parts.iter().any(overlaps) {
+                continue;
+            }
+            let whole: Option<Vec<Match>> = parts
+                .iter()
+                .zip(news)
+                .enumerate()
+                .map(|(i, (p, new))| {
+                    let mut m = line_match(model, p.line, (p.start, p.end), new, &mut None)?;
+                    m.wrapped = i > 0;
+                    Some(m)
+                })
+                .collect();
+            let Some(whole) = whole else {
+                continue;
+            };
+            let head = (whole[0].line, whole[0].start);
+            let at = out
+                .iter()
+                .position(|o| (o.line, o.start) > head && !o.wrapped)
+                .unwrap_or(out.len());
+            out.splice(at..at, whole);
+        }
+    }
 }
 
 /// Where a line lies: writing direction, first origin, extent along the direction, size.
@@ -225,5 +333,35 @@ mod tests {
         let re = pattern(&Matcher::Word("a.b c".into())).unwrap();
         assert!(re.is_match("x a.b\nc y"));
         assert!(!re.is_match("axb\nc"));
+    }
+
+    #[test]
+    fn new_text_splits_at_word_boundaries() {
+        let v = |x: &[&str]| Some(x.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            split_new("oremL psumi olord its meta", &[3, 2]),
+            v(&["oremL psumi olord", "its meta"])
+        );
+        // More words than the old text: the rest goes to the last line.
+        assert_eq!(split_new("a b c d e f", &[2, 1]), v(&["a b", "c d e f"]));
+        // Fewer: every line keeps at least one word.
+        assert_eq!(split_new("a b", &[3, 1]), v(&["a", "b"]));
+        assert_eq!(split_new("a b c", &[1, 1, 1]), v(&["a", "b", "c"]));
+        assert_eq!(split_new("", &[2, 2]), v(&["", ""]));
+        assert_eq!(split_new("single", &[2, 1]), None);
+    }
+
+    #[test]
+    fn a_regular_expression_expands_over_the_whole_occurrence() {
+        let re = RegexBuilder::new(r"(\w+)\s+(\w+)").build().unwrap();
+        let m = Matcher::Pattern(re, true);
+        assert_eq!(
+            replacement_of(&m, "John\nSmith", "$2 $1").as_deref(),
+            Some("Smith John")
+        );
+        assert_eq!(
+            replacement_of(&Matcher::Exact("a b".into()), "a\nb", "c d").as_deref(),
+            Some("c d")
+        );
     }
 }
