@@ -1,7 +1,7 @@
 //! Profiling helper: `edit_timing IN FIND REPLACE [RUNS]` runs a one-phrase replace RUNS
 //! times and prints the engine's stage timings (medians), the floor (two bare renders of
 //! the touched page) and the ratio, plus the cost of opening the document alone (PDFium
-//! facts, lopdf parse).
+//! facts, lopdf parse). `OCC=all` replaces every occurrence instead of the first.
 use std::time::Instant;
 
 use pdfedit_engine::edit::*;
@@ -24,7 +24,10 @@ fn main() {
             find: a[2].clone(),
             replace: a[3].clone(),
             scope: Scope {
-                occurrence: Some(Occurrence::First),
+                occurrence: match std::env::var("OCC").as_deref() {
+                    Ok("all") => None,
+                    _ => Some(Occurrence::First),
+                },
                 ..Scope::default()
             },
             ..Edit::default()
