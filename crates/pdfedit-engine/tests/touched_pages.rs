@@ -14,6 +14,12 @@ const FIND: &str = "insure domestic";
 /// The source repeated three times, or `None` (with a message) without PDFium, the
 /// corpus or qpdf.
 fn tripled() -> Option<Vec<u8>> {
+    tripled_as(false)
+}
+
+/// [`tripled`]; with `shared`, qpdf is given one file three times and the copies of a
+/// page draw one content stream.
+fn tripled_as(shared: bool) -> Option<Vec<u8>> {
     if !common::init_pdfium() {
         return None;
     }
@@ -25,11 +31,16 @@ fn tripled() -> Option<Vec<u8>> {
     // Three files: qpdf shares the objects of one file named three times, and a content
     // stream drawn by three pages is not what this test is about.
     let bytes = std::fs::read(&source).ok()?;
-    let copies = [(); 3].map(|()| common::Scratch::new(&bytes));
+    let copies = if shared {
+        vec![common::Scratch::new(&bytes)]
+    } else {
+        (0..3).map(|_| common::Scratch::new(&bytes)).collect()
+    };
+    let files = (0..3).map(|i| &copies[i % copies.len()].0);
     let out = common::Scratch::new(b"");
     let status = std::process::Command::new("qpdf")
         .args(["--empty", "--pages"])
-        .args(copies.iter().map(|c| &c.0))
+        .args(files)
         .arg("--")
         .arg(&out.0)
         .status();
@@ -115,4 +126,19 @@ fn nth_occurrence_found_without_reading_later_pages_lands_where_a_full_read_does
     assert!(r.changes.is_empty());
     assert_eq!(r.unmatched.len(), 1);
     assert_eq!(r.pdf, pdf, "nothing changed, the input is the output");
+}
+
+#[test]
+fn a_content_stream_other_pages_draw_too_is_copied_for_the_edited_page() {
+    let Some(pdf) = tripled_as(true) else { return };
+    let copies = pages_with(&pdf, FIND);
+    assert_eq!(copies.len(), 3);
+    let r = replace(&pdf, Some(Occurrence::Nth(2)));
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    let page = r.changes[0].page as usize;
+    assert_eq!(page, copies[1]);
+    // The edited page drew the stream the other two copies draw: only its own copy of
+    // the stream is changed, and the pages that were not verified are not touched.
+    assert_eq!(pages_with(&r.pdf, FIND), vec![copies[0], copies[2]]);
+    assert_eq!(pages_with(&r.pdf, "ensure domestic"), vec![page]);
 }
