@@ -106,6 +106,18 @@ impl<'a> Document<'a> {
     /// Document facts: pages, encryption, signatures, forms.
     pub fn info(&self) -> Result<DocInfo> {
         let pages: Vec<PageInfo> = self.doc.pages().iter().map(|p| page_info_of(&p)).collect();
+        Ok(DocInfo {
+            page_count: u32::try_from(pages.len()).unwrap_or(u32::MAX),
+            pages,
+            ..self.facts()?
+        })
+    }
+
+    /// [`Document::info`] without the pages' own facts: `pages` is left empty and
+    /// `page_count` is PDFium's count. Loading a page parses its whole content, so
+    /// `info` costs as much as reading every page; an edit, which reads only the pages it
+    /// touches, asks for these facts instead.
+    pub fn facts(&self) -> Result<DocInfo> {
         let encrypted = !matches!(
             self.doc.permissions().security_handler_revision(),
             Ok(PdfSecurityHandlerRevision::Unprotected)
@@ -143,9 +155,9 @@ impl<'a> Document<'a> {
             Some(PdfFormType::XfaFull | PdfFormType::XfaForeground)
         );
         Ok(DocInfo {
-            page_count: u32::try_from(pages.len()).unwrap_or(u32::MAX),
+            page_count: self.page_count(),
             encrypted,
-            pages,
+            pages: Vec::new(),
             signatures,
             has_acro_form: self.has_acro_form(),
             has_xfa,

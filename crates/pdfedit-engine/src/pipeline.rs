@@ -200,7 +200,8 @@ struct Opened {
 /// cannot write back.
 fn open(bytes: &[u8], request: &EditRequest) -> Result<Option<(Document, Opened)>, EditError> {
     let password = request.password.as_deref();
-    let info = crate::open::open_info_within(bytes, password, &request.options.limits)?;
+    // The facts without every page loaded: an edit reads only the pages it touches.
+    let info = crate::open::open_facts_within(bytes, password, &request.options.limits)?;
     if !info.signatures.is_empty() && !request.options.break_signature {
         return Err(EditError::SignedDocument);
     }

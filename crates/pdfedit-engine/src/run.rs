@@ -230,7 +230,17 @@ impl Run {
         let matcher = visual.as_ref().unwrap_or(matcher);
         let mut all = Vec::new();
         let mut anchors = Vec::new();
+        // The first or n-th occurrence without an anchor is known once that many matches
+        // were found in page order: the later pages are not read (nor their models built).
+        let needed = match (scope.anchor.is_some(), scope.occurrence) {
+            (false, Some(crate::types::Occurrence::First)) => Some(1),
+            (false, Some(crate::types::Occurrence::Nth(n))) => Some(n.max(1) as usize),
+            _ => None,
+        };
         for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
+            if needed.is_some_and(|n| all.len() >= n) {
+                break;
+            }
             if let Some(scan) = self.scanned(number)? {
                 let geom = PageGeom::read(&self.doc, page_id);
                 let mut found = find::ocr::ocr_matches(&scan, &geom, matcher, edit);

@@ -22,6 +22,18 @@ pub fn open_info_within(bytes: &[u8], password: Option<&str>, limits: &Limits) -
     Ok(doc.info()?)
 }
 
+/// [`open_info_within`] without the pages' own facts (`pages` empty, see
+/// [`pdf_render::Document::facts`]): what an edit needs, at the cost of opening the
+/// document, not of loading every page.
+pub(crate) fn open_facts_within(
+    bytes: &[u8],
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<DocInfo> {
+    let doc = open_checked(bytes, password, limits)?;
+    Ok(doc.facts()?)
+}
+
 /// Opens `bytes` in PDFium after [`budget::scan`] passed (now, or earlier in this process:
 /// [`budget::scan_kept`]), and only when PDFium counts the pages lopdf lists.
 pub(crate) fn open_checked<'a>(

@@ -12,7 +12,8 @@ use crate::model::PageModel;
 
 /// Replaces `stream`'s content with `decoded` (Flate-compressed). A Form XObject is copied
 /// first and this page's /XObject entry pointed at the copy, so other users of the form
-/// keep the original.
+/// keep the original; so is a page content stream that other pages draw too (qpdf shares
+/// the streams of a file whose pages it repeats), in this page's /Contents.
 pub(crate) fn write_stream(
     doc: &mut Document,
     model: &PageModel,
@@ -23,6 +24,16 @@ pub(crate) fn write_stream(
     enc.write_all(decoded).map_err(|e| e.to_string())?;
     let compressed = enc.finish().map_err(|e| e.to_string())?;
     match stream {
+        StreamId::PageContent { index, object_id } if shared(doc, model.page_id, object_id) => {
+            let original = doc
+                .get_object(object_id)
+                .and_then(Object::as_stream)
+                .map_err(|e| e.to_string())?;
+            let mut copy = Stream::new(original.dict.clone(), Vec::new());
+            set_flate(&mut copy, compressed);
+            let copy_id = doc.add_object(copy);
+            point_contents(doc, model.page_id, index, object_id, copy_id)
+        }
         StreamId::PageContent { object_id, .. } => {
             let s = doc
                 .get_object_mut(object_id)
@@ -46,6 +57,56 @@ pub(crate) fn write_stream(
             Ok(())
         }
     }
+}
+
+/// Whether content stream `object_id` of page `page_id` is drawn by another page too, or
+/// more than once by this one.
+fn shared(doc: &Document, page_id: ObjectId, object_id: ObjectId) -> bool {
+    let uses = |page: ObjectId| {
+        doc.get_page_contents(page)
+            .iter()
+            .filter(|&&id| id == object_id)
+            .count()
+    };
+    uses(page_id) > 1 || doc.page_iter().any(|p| p != page_id && uses(p) > 0)
+}
+
+/// Points the `index`-th stream of page `page_id`'s /Contents (counted as
+/// `Document::get_page_contents` counts them), which is `old`, at `new`; /Contents is
+/// written as the page's own array when it was one (shared arrays stay as they were).
+fn point_contents(
+    doc: &mut Document,
+    page_id: ObjectId,
+    index: usize,
+    old: ObjectId,
+    new: ObjectId,
+) -> Result<(), String> {
+    let contents = doc
+        .get_dictionary(page_id)
+        .and_then(|d| d.get(b"Contents"))
+        .map_err(|e| e.to_string())?;
+    let contents = match contents {
+        Object::Reference(id) if *id == old => Object::Reference(new),
+        other => {
+            let mut parts = doc
+                .dereference(other)
+                .and_then(|(_, o)| o.as_array())
+                .map_err(|e| e.to_string())?
+                .clone();
+            let slot = parts
+                .iter_mut()
+                .filter(|o| o.as_reference().is_ok())
+                .nth(index)
+                .filter(|o| o.as_reference().ok() == Some(old))
+                .ok_or_else(|| "the page's /Contents changed under the edit".to_string())?;
+            *slot = Object::Reference(new);
+            Object::Array(parts)
+        }
+    };
+    doc.get_dictionary_mut(page_id)
+        .map_err(|e| e.to_string())?
+        .set("Contents", contents);
+    Ok(())
 }
 
 fn set_flate(s: &mut Stream, compressed: Vec<u8>) {
