@@ -38,6 +38,10 @@ export interface RssBench {
   /** Resident set of the engine processes at the end (MiB, summed) and how often one was recycled. */
   engineEnd: number;
   recycled: number;
+  /** Overhead over the engine (ms, median) of the first and of the last 10 % of the edits:
+   * what the service does per edit must not grow with what it has stored and billed. */
+  overheadFirst: number;
+  overheadLast: number;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -189,17 +193,28 @@ async function rssOverEdits(
   let tenth = 0;
   let done = 0;
   let next = 0;
+  const overheads: number[] = [];
   const lane = async (): Promise<void> => {
     while (next < opts.rssEdits && process.hrtime.bigint() < deadline) {
       next++;
-      await call();
+      const t0 = process.hrtime.bigint();
+      const body = await call();
+      overheads.push(ms(t0) - body.timings.total_ms);
       done++;
       if (done === tenthAt) tenth = process.memoryUsage().rss;
     }
   };
   await Promise.all(Array.from({ length: api.config.engineProcesses }, lane));
   const end = process.memoryUsage().rss;
+  const tail = Math.max(1, Math.floor(overheads.length / 10));
+  const median = (v: number[]) =>
+    quantile(
+      [...v].sort((a, b) => a - b),
+      0.5,
+    );
   return {
+    overheadFirst: median(overheads.slice(0, tail)),
+    overheadLast: median(overheads.slice(-tail)),
     editsAsked: opts.rssEdits,
     editsDone: done,
     seconds: ms(started) / 1000,

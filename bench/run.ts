@@ -221,6 +221,9 @@ async function httpBench(): Promise<void> {
   console.log(
     `  engine processes at the end: ${m.engineEnd.toFixed(1)} MiB together (recycled past 400 MiB: ${m.recycled})`,
   );
+  console.log(
+    `  overhead over the engine (2 edits in flight), median of the first 10 % ${m.overheadFirst.toFixed(1)} ms, of the last 10 % ${m.overheadLast.toFixed(1)} ms`,
+  );
   check(
     `service RSS growth after the first 10 % of ${m.editsDone} edits`,
     ((m.end - m.tenth) / m.tenth) * 100,

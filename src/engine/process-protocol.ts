@@ -43,7 +43,9 @@ export function plainBytes<T>(value: T, depth = 0): T {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const v = plainBytes(value[i], depth + 1);
-      if (v !== value[i]) (out ??= [...value])[i] = v;
+      if (v === value[i]) continue;
+      out ??= [...value];
+      out[i] = v;
     }
     return (out ?? value) as T;
   }
@@ -51,7 +53,9 @@ export function plainBytes<T>(value: T, depth = 0): T {
   let out: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(value)) {
     const p = plainBytes(v, depth + 1);
-    if (p !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = p;
+    if (p === v) continue;
+    out ??= { ...(value as Record<string, unknown>) };
+    out[k] = p;
   }
   return (out ?? value) as T;
 }
