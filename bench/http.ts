@@ -23,7 +23,16 @@ const MiB = 1024 * 1024;
 
 export interface HttpBench {
   /** Median of (wall − engine total_ms), ms, per source kind. */
-  overhead: { how: string; wallP50: number; engineP50: number; overheadP50: number; overheadP95: number }[];
+  overhead: {
+    how: string;
+    wallP50: number;
+    engineP50: number;
+    overheadP50: number;
+    overheadP95: number;
+    /** CPU time of this process per call (user + system, ms, median): the service's main
+     * thread and the HTTP client beside it; less at the mercy of other work than wall time. */
+    cpuP50: number;
+  }[];
   rss?: RssBench;
 }
 
@@ -130,11 +139,13 @@ export async function benchHttp(
         ['file', byFileId],
         ['multipart', multipart],
       ] as const) {
+        const c0 = process.cpuUsage();
         const t0 = process.hrtime.bigint();
         const body = await call();
         const wall = ms(t0);
+        const cpu = process.cpuUsage(c0);
         if (body.status !== 'done') throw new Error(`edit ${body.status}`);
-        samples[kind].push([wall, body.timings.total_ms]);
+        samples[kind].push([wall, body.timings.total_ms, (cpu.user + cpu.system) / 1000]);
       }
     }
     const overhead = (
@@ -157,6 +168,10 @@ export async function benchHttp(
         ),
         overheadP50: quantile(over, 0.5),
         overheadP95: quantile(over, 0.95),
+        cpuP50: quantile(
+          col((x) => x[2]!),
+          0.5,
+        ),
       };
     });
     const rss = opts.rssEdits > 0 ? await rssOverEdits(api, byFileId, opts) : undefined;
@@ -188,9 +203,9 @@ async function rssOverEdits(
 ): Promise<RssBench> {
   const started = process.hrtime.bigint();
   const deadline = started + BigInt(Math.round(opts.rssSeconds * 1e9));
-  const tenthAt = Math.max(1, Math.floor(opts.rssEdits / 10));
   const start = process.memoryUsage().rss;
-  let tenth = 0;
+  // RSS every 20 edits: the run may stop at its time limit, so 10 % is of the edits done.
+  const samples: [number, number][] = [];
   let done = 0;
   let next = 0;
   const overheads: number[] = [];
@@ -201,7 +216,7 @@ async function rssOverEdits(
       const body = await call();
       overheads.push(ms(t0) - body.timings.total_ms);
       done++;
-      if (done === tenthAt) tenth = process.memoryUsage().rss;
+      if (done % 20 === 0) samples.push([done, process.memoryUsage().rss]);
     }
   };
   await Promise.all(Array.from({ length: api.config.engineProcesses }, lane));
@@ -219,7 +234,7 @@ async function rssOverEdits(
     editsDone: done,
     seconds: ms(started) / 1000,
     start: start / MiB,
-    tenth: (tenth || end) / MiB,
+    tenth: (samples.find(([n]) => n >= done / 10)?.[1] ?? end) / MiB,
     end: end / MiB,
     engineEnd: api.engine.pids.reduce((n, pid) => n + rssOf(pid), 0) / MiB,
     recycled: api.engine.stats.recycled,
