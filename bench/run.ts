@@ -5,7 +5,7 @@
  * A benchmark, not a test: it prints numbers and never fails on them.
  *
  * BENCH_ONLY (comma-separated: pool, text, edit, http, ocr, batch) runs some parts only;
- * BENCH_RSS_EDITS (default 10000) and BENCH_RSS_SECONDS (default 150) bound the memory run.
+ * BENCH_RSS_EDITS (default 10000) and BENCH_RSS_SECONDS (default 120) bound the memory run.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -184,7 +184,7 @@ async function batchBench(): Promise<void> {
  */
 async function httpBench(): Promise<void> {
   const rssEdits = Math.max(0, Number(process.env.BENCH_RSS_EDITS ?? 10_000));
-  const rssSeconds = Math.max(1, Number(process.env.BENCH_RSS_SECONDS ?? 150));
+  const rssSeconds = Math.max(1, Number(process.env.BENCH_RSS_SECONDS ?? 120));
   const pdf = readFileSync(path.join(CORPUS, INVOICE));
   const r = await benchHttp(
     pdf,
