@@ -3,10 +3,11 @@
  * 1-page and on the largest corpus document, p50/p95 through the service's worker pool, the
  * engine's own time split by stage (parse, edit, render, diff, save), and the floor to
  * compare with: two bare PDFium renders of the touched page at the verification resolution
- * (the least any render-before-and-after check can cost).
+ * (the least any render-before-and-after check can cost), and PyMuPDF's unverified edit of
+ * the same phrase (bench/pymupdf_edit.py in vendor/venv, timed inside Python).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -77,16 +78,57 @@ export function syntheticHundredPages(
   return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Runs the cases; returns table rows (operation, document, p50, p95, notes). */
+/** One case's ratios (p50 against p50), for the bench's targets. */
+export interface EditRatios {
+  name: string;
+  pages: number;
+  /** Our verified replace (pool, end to end) over the floor. */
+  floor: number;
+  /** Our verified replace over PyMuPDF's unverified one; undefined when it was skipped. */
+  pymupdf: number | undefined;
+}
+
+const VENV_PYTHON = path.join(PROJECT_ROOT, 'vendor', 'venv', 'bin', 'python');
+const PYMUPDF_SCRIPT = path.join(PROJECT_ROOT, 'bench', 'pymupdf_edit.py');
+
+interface PyMuPdfTiming {
+  version: string;
+  page?: number;
+  p50_ms?: number;
+  p95_ms?: number;
+  runs?: number;
+  error?: string;
+}
+
+/** PyMuPDF's unverified edit of the case, or why it was skipped. */
+function pymupdfEdit(c: EditCase): PyMuPdfTiming | { skipped: string } {
+  if (!existsSync(VENV_PYTHON)) return { skipped: 'vendor/venv is absent (scripts/setup.sh installs it)' };
+  try {
+    const out = execFileSync(VENV_PYTHON, [PYMUPDF_SCRIPT, c.file, c.find, c.replace, String(c.runs)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 300_000,
+    });
+    return JSON.parse(out.trim().split('\n').pop() ?? '{}') as PyMuPdfTiming;
+  } catch (err) {
+    const stderr = String((err as { stderr?: unknown }).stderr ?? '');
+    if (stderr.includes("No module named 'pymupdf'"))
+      return { skipped: 'pymupdf is not installed in vendor/venv' };
+    return { skipped: `the script failed: ${stderr.trim().split('\n').pop() ?? (err as Error).message}` };
+  }
+}
+
+/** Runs the cases; returns table rows (operation, document, p50, p95, notes) and the ratios. */
 export async function benchEdits(
   pool: EnginePool,
   pdfiumLibPath: string,
   cases: EditCase[],
-): Promise<string[][]> {
+): Promise<{ rows: string[][]; ratios: EditRatios[] }> {
   const require = createRequire(import.meta.url);
   const native = require(path.join(PROJECT_ROOT, 'native', 'index.js')) as Native;
   native.init(pdfiumLibPath);
   const rows: string[][] = [];
+  const ratios: EditRatios[] = [];
   for (const c of cases) {
     const pdf = readFileSync(c.file);
     const task = {
@@ -157,6 +199,24 @@ export async function benchEdits(
       fmt(quantile(floor, 0.95)),
       `${size.width}x${size.height} px each; the edit costs ${overhead.toFixed(1)}x the floor`,
     ]);
+    const py = c.mark ? undefined : pymupdfEdit(c);
+    let pymupdf: number | undefined;
+    if (py && 'skipped' in py) {
+      rows.push(['  PyMuPDF unverified edit', c.name, '', '', `skipped: ${py.skipped}`]);
+    } else if (py?.error !== undefined || (py && py.p50_ms === undefined)) {
+      rows.push(['  PyMuPDF unverified edit', c.name, '', '', `skipped: ${py.error ?? 'no timing'}`]);
+    } else if (py) {
+      pymupdf = median(wall) / Math.max(0.001, py.p50_ms!);
+      rows.push([
+        `  PyMuPDF ${py.version} unverified edit`,
+        c.name,
+        fmt(py.p50_ms!),
+        fmt(py.p95_ms!),
+        `${py.runs} runs, page ${py.page}: open bytes, search_for, redact, insert_text Helvetica, tobytes; ours ${pymupdf.toFixed(2)}x`,
+      ]);
+    }
+    if (!c.mark)
+      ratios.push({ name: c.name, pages: (await pool.open(pdf)).pageCount, floor: overhead, pymupdf });
   }
-  return rows;
+  return { rows, ratios };
 }

@@ -1,6 +1,11 @@
 /**
- * `npm run bench`: engine timings through the same worker pool the service uses.
+ * `npm run bench`: engine timings through the same worker pool the service uses, the
+ * service's own cost over HTTP and its memory over many edits, and at the end every ratio
+ * of issue 18 item 6 against its target (met / NOT MET).
  * A benchmark, not a test: it prints numbers and never fails on them.
+ *
+ * BENCH_ONLY (comma-separated: pool, text, edit, http, ocr, batch) runs some parts only;
+ * BENCH_RSS_EDITS (default 10000) and BENCH_RSS_SECONDS (default 120) bound the memory run.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -8,12 +13,40 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config.js';
 import { EnginePool } from '../src/engine/pool.js';
 import { benchBatch } from './batch.js';
-import { benchEdits, type EditCase, syntheticHundredPages } from './edit.js';
+import { benchEdits, type EditCase, type EditRatios, syntheticHundredPages } from './edit.js';
+import { benchHttp } from './http.js';
 import { benchOcr } from './ocr.js';
 import { benchText, type TextCase } from './text.js';
 
 const CORPUS = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 const PDFIUM = process.env.PDFIUM_LIB_PATH || path.join(PROJECT_ROOT, 'vendor/pdfium/lib/libpdfium.so');
+const INVOICE = 'doc-invoice-itextsharp-demo.pdf';
+
+/** A ratio of issue 18 item 6 against its target. */
+interface Target {
+  what: string;
+  value: string;
+  target: string;
+  met: boolean;
+}
+const targets: Target[] = [];
+
+function check(what: string, value: number, op: '<=' | '>=', bound: number, unit = 'x'): void {
+  const met = op === '<=' ? value <= bound : value >= bound;
+  const digits = unit === 'x' ? 2 : 1;
+  targets.push({
+    what,
+    value: `${value.toFixed(digits)}${unit === 'x' ? 'x' : ` ${unit}`}`,
+    target: `${op === '<=' ? '≤' : '≥'} ${bound}${unit === 'x' ? 'x' : ` ${unit}`}`,
+    met,
+  });
+}
+
+/** Whether BENCH_ONLY (comma-separated part names) asks for this part; all when unset. */
+function wanted(part: string): boolean {
+  const only = process.env.BENCH_ONLY;
+  return !only || only.split(',').some((p) => p.trim() === part);
+}
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
@@ -57,6 +90,26 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')} (${availableParallelism()} cores)\n`,
   );
+  if (wanted('pool')) await poolBench(docs);
+  if (wanted('text')) await textBench();
+  if (wanted('edit')) await editBench();
+  if (wanted('http')) await httpBench();
+  if (wanted('ocr')) await ocrBench();
+  if (wanted('batch')) await batchBench();
+  console.log(
+    `\nload average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log('\nTargets of issue 18 item 6 (ratios in this run):\n');
+  print([
+    ['measure', 'this run', 'target', ''],
+    ...targets.map((t) => [t.what, t.value, t.target, t.met ? 'met' : 'NOT MET']),
+  ]);
+}
+
+/** Open, text and preview per document, and previews/edits per second with 1 and 2 engine processes. */
+async function poolBench(docs: { name: string; file: string }[]): Promise<void> {
   const rows: string[][] = [['operation', 'document', 'p50 ms', 'p95 ms', 'mean ms']];
   // Throughput with 1 and with 2 engine processes (each binds its own PDFium, so two
   // processes render at once): previews/s and verified edits/s of the one-page invoice.
@@ -110,19 +163,84 @@ async function main(): Promise<void> {
   console.log(
     `\n2 engine processes vs 1: previews ${(two.previews / one.previews).toFixed(2)}x, verified edits ${(two.edits / one.edits).toFixed(2)}x`,
   );
-  await textBench();
-  await editBench();
-  await ocrBench();
+  check('verified edits/s, 2 engine processes vs 1', two.edits / one.edits, '>=', 1.8);
+}
+
+/** Batch records/s with 1 and 2 engine processes (bench/batch.ts). */
+async function batchBench(): Promise<void> {
   const batch = await benchBatch();
   const [b1, b2] = [batch.find((r) => r.processes === 1), batch.find((r) => r.processes === 2)];
-  console.log(
-    `load average at end: ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
   if (b1 && b2) {
-    console.log(`batch, 2 engine processes vs 1: ${(b2.recordsPerSecond / b1.recordsPerSecond).toFixed(2)}x`);
+    const ratio = b2.recordsPerSecond / b1.recordsPerSecond;
+    console.log(`batch, 2 engine processes vs 1: ${ratio.toFixed(2)}x`);
+    check('batch records/s, 2 engine processes vs 1', ratio, '>=', 1.8);
+    check('batch, one-page records/s (2 engine processes)', b2.recordsPerSecond, '>=', 100, 'records/s');
   }
+}
+
+/**
+ * The HTTP answer's overhead over the engine (target: at most 3 ms, issue 18 item 5) and the
+ * service's memory over many one-page edits (target: flat).
+ */
+async function httpBench(): Promise<void> {
+  const rssEdits = Math.max(0, Number(process.env.BENCH_RSS_EDITS ?? 10_000));
+  const rssSeconds = Math.max(1, Number(process.env.BENCH_RSS_SECONDS ?? 120));
+  const pdf = readFileSync(path.join(CORPUS, INVOICE));
+  const r = await benchHttp(
+    pdf,
+    { find: 'INV-0046', replace: 'INV-0064' },
+    { runs: 40, rssEdits, rssSeconds },
+  );
+  console.log(
+    '\nPOST /v1/edit (sync, JSON answer) over HTTP on loopback, 1 page (invoice), 40 calls each (ms):\n',
+  );
+  print([
+    [
+      'document sent as',
+      'wall p50',
+      'engine total_ms p50',
+      'overhead p50',
+      'overhead p95',
+      'process CPU p50',
+    ],
+    ...r.overhead.map((o) => [
+      o.how,
+      o.wallP50.toFixed(1),
+      o.engineP50.toFixed(1),
+      o.overheadP50.toFixed(1),
+      o.overheadP95.toFixed(1),
+      o.cpuP50.toFixed(1),
+    ]),
+  ]);
+  console.log(
+    "(overhead: wall time of the HTTP call minus the engine's timings.total_ms in its answer; process CPU: this process's user + system time per call, the service and its in-process HTTP client)",
+  );
+  for (const o of r.overhead) check(`HTTP overhead over the engine, ${o.how}`, o.overheadP50, '<=', 3, 'ms');
+  const m = r.rss;
+  if (!m) {
+    console.log('\nservice memory over many edits: skipped (BENCH_RSS_EDITS=0)');
+    return;
+  }
+  const capped = m.editsDone < m.editsAsked ? ` (stopped at BENCH_RSS_SECONDS=${rssSeconds})` : '';
+  console.log(
+    `\nservice process RSS over ${m.editsDone} of ${m.editsAsked} one-page edits by HTTP in ${m.seconds.toFixed(0)} s${capped}:`,
+  );
+  console.log(
+    `  start ${m.start.toFixed(1)} MiB, after 10 % ${m.tenth.toFixed(1)} MiB, end ${m.end.toFixed(1)} MiB; growth ${(m.end - m.start).toFixed(1)} MiB from start, ${(m.end - m.tenth).toFixed(1)} MiB after the first 10 %`,
+  );
+  console.log(
+    `  engine processes at the end: ${m.engineEnd.toFixed(1)} MiB together (recycled past 400 MiB: ${m.recycled})`,
+  );
+  console.log(
+    `  overhead over the engine (2 edits in flight), median of the first 10 % ${m.overheadFirst.toFixed(1)} ms, of the last 10 % ${m.overheadLast.toFixed(1)} ms`,
+  );
+  check(
+    `service RSS growth after the first 10 % of ${m.editsDone} edits`,
+    ((m.end - m.tenth) / m.tenth) * 100,
+    '<=',
+    5,
+    '%',
+  );
 }
 
 function print(rows: string[][]): void {
@@ -171,13 +289,24 @@ async function editBench(): Promise<void> {
   }
   const pool = new EnginePool({ pdfiumLibPath: PDFIUM, processes: 1, timeoutMs: 120_000, maxQueue: 64 });
   try {
-    const rows = await benchEdits(pool, PDFIUM, cases);
+    const { rows, ratios } = await benchEdits(pool, PDFIUM, cases);
     console.log('\nOne-phrase verified replace (first occurrence), engine time split by stage (ms):\n');
     print([['operation', 'document', 'p50 ms', 'p95 ms', 'notes'], ...rows]);
+    editTargets(ratios);
     if (!hundred) console.log('(qpdf not found: the 114-page case was skipped)');
   } finally {
     await pool.close();
     hundred?.cleanup();
+  }
+}
+
+/** The edit's targets: ≤ 2x the floor at one page, ≤ 3x over 100 pages, ≤ 1.5x PyMuPDF. */
+function editTargets(ratios: EditRatios[]): void {
+  for (const r of ratios) {
+    if (r.pages === 1) check(`verified replace vs floor, ${r.name}`, r.floor, '<=', 2);
+    if (r.pages > 100) check(`verified replace vs floor, ${r.name}`, r.floor, '<=', 3);
+    if (r.pymupdf !== undefined)
+      check(`verified replace vs PyMuPDF unverified edit, ${r.name}`, r.pymupdf, '<=', 1.5);
   }
 }
 
@@ -203,6 +332,11 @@ async function textBench(): Promise<void> {
     const rows = await benchText(pool, PDFIUM, cases);
     console.log('\n/v1/text against pdftotext (FILE -, plain text to stdout), wall ms, p50:\n');
     print([['operation', 'document', 'ours', 'pdftotext', 'ours / pdftotext'], ...rows]);
+    // The service's read is the pool's (the route calls the engine pool).
+    for (const r of rows.filter((x) => x[0] === '/v1/text read (engine pool)')) {
+      const ratio = Number.parseFloat(r[4] ?? '');
+      if (Number.isFinite(ratio)) check(`/v1/text vs pdftotext, ${r[1]}`, ratio, '<=', 1.0);
+    }
     if (!hundred) console.log('(qpdf not found: the 114-page case was skipped)');
   } finally {
     await pool.close();

@@ -1,7 +1,7 @@
-import { type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
+import { type Kysely, PostgresAdapter, type Selectable, sql, type Transaction } from 'kysely';
 import { ApiError } from '../kernel/api-error.js';
 import { randomBase62 } from '../kernel/random-token.js';
-import type { BillingSchema } from '../store/billing-schema.js';
+import type { BillingSchema, UsageTotalsTable } from '../store/billing-schema.js';
 import type { Database } from '../store/schema.js';
 import { CREDIT_PACKS, type CreditPack } from './plans.js';
 import {
@@ -53,6 +53,8 @@ export interface Usage {
 /**
  * The subject's numbers for the period containing `now` (the same numbers as GET /v1/usage):
  * one statement, the credit sums as subqueries (asked on every edit, twice: quota and charge).
+ * Read from the running totals (one row per period, migration 0009), not the ledger's
+ * rows, so it costs the same on the month's first edit and its ten-thousandth.
  */
 export async function usageOf(
   db: Db | Transaction<Database>,
@@ -64,7 +66,7 @@ export async function usageOf(
   // Credit packs are live-mode only (and keyless has none).
   const credits = subject.kind === 'account' && subject.mode === 'live' ? subject.accountId : undefined;
   const row = await billingDb(db)
-    .selectFrom('usage_charges')
+    .selectFrom('usage_totals')
     .select((eb) => [
       eb.fn.coalesce(eb.fn.sum<number>('billed'), eb.lit(0)).as('billed'),
       eb.fn.coalesce(eb.fn.sum<number>('allowance_pages'), eb.lit(0)).as('allowance'),
@@ -76,7 +78,7 @@ export async function usageOf(
         .$castTo<number>()
         .as('granted'),
       eb
-        .selectFrom('usage_charges as used')
+        .selectFrom('usage_totals as used')
         .select((u) => u.fn.coalesce(u.fn.sum<number>('used.credit_pages'), u.lit(0)).as('n'))
         .where('used.subject', '=', credits ?? '')
         .where('used.mode', '=', 'live')
@@ -222,6 +224,14 @@ export async function charge(
           created_at: now,
         })
         .execute();
+      await addToTotals(trx, {
+        ...key,
+        period: before.period.label,
+        billed,
+        allowance_pages: allowancePages,
+        credit_pages: creditPages,
+        overage_pages: overagePages,
+      });
     }
     return {
       workId,
@@ -233,6 +243,22 @@ export async function charge(
       remaining: before.remaining - allowancePages - creditPages,
     };
   });
+}
+
+/** Adds a ledger row's numbers to its period's running total (the caller's transaction). */
+async function addToTotals(trx: Transaction<Database>, row: Selectable<UsageTotalsTable>): Promise<void> {
+  await billingDb(trx)
+    .insertInto('usage_totals')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['subject', 'mode', 'period']).doUpdateSet((eb) => ({
+        billed: eb('usage_totals.billed', '+', eb.ref('excluded.billed')),
+        allowance_pages: eb('usage_totals.allowance_pages', '+', eb.ref('excluded.allowance_pages')),
+        credit_pages: eb('usage_totals.credit_pages', '+', eb.ref('excluded.credit_pages')),
+        overage_pages: eb('usage_totals.overage_pages', '+', eb.ref('excluded.overage_pages')),
+      })),
+    )
+    .execute();
 }
 
 /**

@@ -3,7 +3,7 @@ import type { EngineEditResult } from '../engine/tasks.js';
 import { fileUrl } from '../net/tokens.js';
 import { previewUrl } from './change-preview.js';
 import { failedEntries, unmatchedEntries } from './edit-failures.js';
-import { createStoredFile, type FileOwner } from './files.js';
+import { createStoredFile, type FileOwner, newFileId } from './files.js';
 
 export type EditStatus = 'done' | 'partial' | 'failed';
 
@@ -86,13 +86,24 @@ export async function buildEditResult(
     // options.dry_run: what would change, with nothing saved (no output, no previews).
     for (const c of result.changes) changes.push(changeEntry(c, null, null));
   } else if (result.changes.length > 0 || result.removed.length > 0) {
-    const out = await createStoredFile(db, blobs, owner, {
-      kind: 'output',
-      contentType: 'application/pdf',
-      ttlMs: config.fileTtlMs,
-      parentId: sourceFileId ?? null,
-      bytes: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength),
-    });
+    // The output and its previews (when not lazy) are written at once: a preview names its
+    // output by id (parent_id has no foreign key), and the answer waits for all of them.
+    const outputId = newFileId();
+    const stored = storePreviews(fastify, owner, outputId, lazyPreviews ? [] : result.changes);
+    const [outcome, previews] = await Promise.allSettled([
+      createStoredFile(db, blobs, owner, {
+        id: outputId,
+        kind: 'output',
+        contentType: 'application/pdf',
+        ttlMs: config.fileTtlMs,
+        parentId: sourceFileId ?? null,
+        bytes: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength),
+      }),
+      stored,
+    ]);
+    if (outcome.status === 'rejected') throw outcome.reason;
+    if (previews.status === 'rejected') throw previews.reason;
+    const out = outcome.value;
     output = {
       file_id: out.id,
       url: fileUrl(config, out.id, 'get', out.expires_at),
@@ -112,20 +123,9 @@ export async function buildEditResult(
         );
       for (const c of result.changes) changes.push(changeEntry(c, link(c, 'before'), link(c, 'after')));
     }
-    for (const c of lazyPreviews ? [] : result.changes) {
-      const preview = async (png: Uint8Array) => {
-        if (png.byteLength === 0) return null;
-        const f = await createStoredFile(db, blobs, owner, {
-          kind: 'preview',
-          contentType: 'image/png',
-          ttlMs: config.fileTtlMs,
-          parentId: out.id,
-          bytes: Buffer.from(png.buffer, png.byteOffset, png.byteLength),
-        });
-        return fileUrl(config, f.id, 'get', f.expires_at);
-      };
-      changes.push(changeEntry(c, await preview(c.before_png), await preview(c.after_png)));
-    }
+    previews.value.forEach(([before, after], i) => {
+      changes.push(changeEntry(result.changes[i]!, before, after));
+    });
   }
   return {
     status,
@@ -151,6 +151,36 @@ export async function buildEditResult(
       total_ms: round(result.timings.total_ms),
     },
   };
+}
+
+/**
+ * Stores the before and after preview of each change (derived from output `outputId`), all
+ * at once; their links, per change, in order (null for a side the engine did not draw).
+ */
+async function storePreviews(
+  fastify: Pick<FastifyInstance, 'config' | 'db' | 'blobs'>,
+  owner: FileOwner,
+  outputId: string,
+  changes: EngineEditResult['changes'],
+): Promise<[string | null, string | null][]> {
+  const { config, db, blobs } = fastify;
+  const preview = async (png: Uint8Array): Promise<string | null> => {
+    if (png.byteLength === 0) return null;
+    const f = await createStoredFile(db, blobs, owner, {
+      kind: 'preview',
+      contentType: 'image/png',
+      ttlMs: config.fileTtlMs,
+      parentId: outputId,
+      bytes: Buffer.from(png.buffer, png.byteOffset, png.byteLength),
+    });
+    return fileUrl(config, f.id, 'get', f.expires_at);
+  };
+  return Promise.all(
+    changes.map(async (c) => {
+      const [before, after] = await Promise.all([preview(c.before_png), preview(c.after_png)]);
+      return [before, after] as [string | null, string | null];
+    }),
+  );
 }
 
 /** `removed` and `residual` of a result with redactions (absent otherwise). */

@@ -102,9 +102,13 @@ export async function createStoredFile(
   db: Db,
   blobs: BlobStore,
   owner: FileOwner,
-  input: Omit<ReserveInput, 'maxBytes'> & { bytes: Buffer },
+  input: Omit<ReserveInput, 'maxBytes'> & {
+    bytes: Buffer;
+    /** The id to give it (newFileId()), when files derived from it are stored at the same time. */
+    id?: string;
+  },
 ): Promise<FileRow> {
-  const id = newFileId();
+  const id = input.id ?? newFileId();
   const blobKey = `${id}-${randomBase62(8)}`;
   const [reserved, put] = await Promise.allSettled([
     reserveFile(db, owner, { ...input, maxBytes: input.bytes.length }, id),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DocInfo } from '../../native/index.js';
 import { ApiError } from '../kernel/api-error.js';
 import { isErrorCode } from '../kernel/error-codes.js';
-import type { ProcessMessage, ProcessRequest } from './process-protocol.js';
+import { type ProcessMessage, type ProcessRequest, plainBytes } from './process-protocol.js';
 import { PROJECT_ROOT } from './root.js';
 import type {
   EditTask,
@@ -301,7 +301,7 @@ export class EnginePool {
       this.retire(slot);
       job.reject(new ApiError('engine_timeout', `The engine did not finish within ${job.timeoutMs} ms.`));
     }, job.timeoutMs);
-    const req: ProcessRequest = { id: job.id, task: job.task };
+    const req: ProcessRequest = { id: job.id, task: plainBytes(job.task) };
     slot.child.send(req, (err) => {
       if (err && slot.job === job) this.retire(slot);
     });

@@ -5,7 +5,7 @@
  * spawn (prlimit), so an allocation past it fails inside this process only.
  */
 import { readFileSync } from 'node:fs';
-import type { ProcessMessage, ProcessRequest } from './process-protocol.js';
+import { type ProcessMessage, type ProcessRequest, plainBytes } from './process-protocol.js';
 import { initEngine, runTask } from './worker.js';
 
 function send(msg: ProcessMessage): void {
@@ -25,7 +25,7 @@ initEngine(libPath);
 
 process.on('message', (msg: ProcessRequest) => {
   const startedAt = performance.timeOrigin + performance.now();
-  const reply = runTask(msg.task);
+  const reply = plainBytes(runTask(msg.task));
   const endedAt = performance.timeOrigin + performance.now();
   send({
     kind: 'reply',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { quotaCheck } from '../billing/meter.js';
@@ -45,6 +46,8 @@ interface EditInput {
   sourceFileId: string | undefined;
   edits: Edit[];
   options: EditOptions | undefined;
+  /** SHA-256 (hex) of a multipart form's document, hashed once for the open and the record. */
+  sha256?: string;
 }
 
 /** The multipart form: `file`, `edits`, `options`, `password` and nothing else (SPEC). */
@@ -56,14 +59,21 @@ async function readMultipart(
   const plan = PLANS[principal?.plan ?? 'keyless'];
   const { file, edits, options, password } = await readEditForm(request, plan.maxFileBytes);
   checkWebhookUrl(options?.webhook_url, fastify.config.allowPrivateUrls);
-  const info = await openDocument(fastify, principal, file, password);
-  return { doc: { bytes: file, password, info }, sourceFileId: undefined, edits, options };
+  const sha256 = createHash('sha256').update(file).digest('hex');
+  const info = await openDocument(fastify, principal, file, password, sha256);
+  return { doc: { bytes: file, password, info }, sourceFileId: undefined, edits, options, sha256 };
 }
 
-/** The request as the idempotency record hashes it: multipart bytes count by their digest. */
+/** The request as the idempotency record hashes it: multipart bytes count by their digest
+ * (canonicalJson writes a Buffer as its SHA-256 in hex, so the digest itself hashes the same). */
 function idempotencyBody(input: EditInput, raw: unknown): unknown {
   return (
-    raw ?? { file: input.doc.bytes, edits: input.edits, options: input.options, password: input.doc.password }
+    raw ?? {
+      file: input.sha256 ?? input.doc.bytes,
+      edits: input.edits,
+      options: input.options,
+      password: input.doc.password,
+    }
   );
 }
 

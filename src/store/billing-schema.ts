@@ -1,7 +1,11 @@
 import type { Selectable } from 'kysely';
 
 /** Tables of migration 0003_billing, reached through `db.withTables<BillingSchema>()`. */
-export type BillingSchema = { usage_charges: UsageChargesTable; credit_grants: CreditGrantsTable };
+export type BillingSchema = {
+  usage_charges: UsageChargesTable;
+  usage_totals: UsageTotalsTable;
+  credit_grants: CreditGrantsTable;
+};
 
 /** `live`/`test` for keys; `keyless` for anonymous use counted per client address group. */
 export type MeterMode = 'live' | 'test' | 'keyless';
@@ -22,6 +26,17 @@ export interface UsageChargesTable {
   credit_pages: number;
   overage_pages: number;
   created_at: number;
+}
+
+/** Migration 0009: the ledger's sums per subject, mode and period, kept by `charge`. */
+export interface UsageTotalsTable {
+  subject: string;
+  mode: MeterMode;
+  period: string;
+  billed: number;
+  allowance_pages: number;
+  credit_pages: number;
+  overage_pages: number;
 }
 
 export interface CreditGrantsTable {

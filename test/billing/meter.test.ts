@@ -3,6 +3,8 @@ import { charge, grantCredits, quotaCheck } from '../../src/billing/meter.js';
 import { type BillingSubject, billingSubject } from '../../src/billing/subject.js';
 import { ensureAccount } from '../../src/domain/accounts.js';
 import { TERMS_VERSION } from '../../src/domain/terms.js';
+import type { BillingSchema } from '../../src/store/billing-schema.js';
+import { usageTotals } from '../../src/store/migrations/0009_usage_totals.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
 import { DB_KINDS } from '../helpers/env.js';
 
@@ -176,4 +178,49 @@ describe.each(DB_KINDS)('metering on %s', (kind) => {
     const v4 = billingSubject(undefined, '::ffff:192.0.2.7');
     expect(v4).toEqual({ kind: 'keyless', addressGroup: '192.0.2.7' });
   });
+
+  it('keeps the running totals equal to the ledger, and migration 0009 rebuilds them from it', async () => {
+    // Charges of every kind made so far in this file (allowance, credits, overage, OCR,
+    // replays, two periods, keyless days), and concurrent ones of one subject now.
+    const { subject } = await account('starter');
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) => charge(t.app.db, subject, `req_tot_${i % 5}`, 1 + i, {}, NOV)),
+    );
+    await charge(t.app.db, subject, 'req_tot_dec', 7, { ocrPages: 1 }, DEC);
+    const db = t.app.db.withTables<BillingSchema>();
+    const ledger = async () =>
+      (
+        await db
+          .selectFrom('usage_charges')
+          .select((eb) => [
+            'subject',
+            'mode',
+            'period',
+            eb.fn.sum<number>('billed').as('billed'),
+            eb.fn.sum<number>('allowance_pages').as('allowance_pages'),
+            eb.fn.sum<number>('credit_pages').as('credit_pages'),
+            eb.fn.sum<number>('overage_pages').as('overage_pages'),
+          ])
+          .groupBy(['subject', 'mode', 'period'])
+          .execute()
+      ).map(numbers);
+    const totals = async () => (await db.selectFrom('usage_totals').selectAll().execute()).map(numbers);
+    const byKey = (rows: Record<string, unknown>[]) =>
+      rows.sort((a, b) =>
+        `${a.subject}|${a.mode}|${a.period}`.localeCompare(`${b.subject}|${b.mode}|${b.period}`),
+      );
+    const expected = byKey(await ledger());
+    expect(expected.length).toBeGreaterThanOrEqual(8);
+    expect(byKey(await totals())).toEqual(expected);
+    await usageTotals.down!(t.app.db);
+    await usageTotals.up(t.app.db);
+    expect(byKey(await totals())).toEqual(expected);
+  });
 });
+
+/** A row with its numeric columns as numbers (PostgreSQL answers sums as strings). */
+function numbers(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [k, ['subject', 'mode', 'period'].includes(k) ? v : Number(v)]),
+  );
+}

@@ -7,6 +7,7 @@ import { jobs } from './0005_jobs.js';
 import { terms } from './0006_terms.js';
 import { selfService } from './0007_self_service.js';
 import { recordAttempts } from './0008_record_attempts.js';
+import { usageTotals } from './0009_usage_totals.js';
 
 /**
  * Every migration, by name. Kysely runs them in the order of their names, so a new one
@@ -21,4 +22,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006_terms': terms,
   '0007_self_service': selfService,
   '0008_record_attempts': recordAttempts,
+  '0009_usage_totals': usageTotals,
 };

@@ -1,0 +1,261 @@
+/**
+ * The service's own cost around the engine (issue 18 items 5 and 6): a real service
+ * instance in this process, listening on loopback, answering `POST /v1/edit` (sync) over
+ * HTTP on the one-page invoice.
+ *
+ * - Overhead: wall time of the HTTP call (request sent to JSON body read) minus the
+ *   engine's `timings.total_ms` in the answer, median; the document as an uploaded file
+ *   (`source.file_id`) and as a multipart upload in the request.
+ * - Memory: the service process's resident set over many edits (default 10,000; fewer with
+ *   BENCH_RSS_EDITS, and stopped at BENCH_RSS_SECONDS so `npm run bench` stays short), at
+ *   the start, after 10 % and at the end, and the engine processes' beside it.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildServer } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { ensureAccount } from '../src/domain/accounts.js';
+import { createKey } from '../src/domain/api-keys.js';
+
+const MiB = 1024 * 1024;
+
+export interface HttpBench {
+  /** Median of (wall − engine total_ms), ms, per source kind. */
+  overhead: {
+    how: string;
+    wallP50: number;
+    engineP50: number;
+    overheadP50: number;
+    overheadP95: number;
+    /** CPU time of this process per call (user + system, ms, median): the service's main
+     * thread and the HTTP client beside it; less at the mercy of other work than wall time. */
+    cpuP50: number;
+  }[];
+  rss?: RssBench;
+}
+
+export interface RssBench {
+  editsAsked: number;
+  editsDone: number;
+  seconds: number;
+  /** Resident set of the service process (MiB) before the first edit, after 10 %, at the end. */
+  start: number;
+  tenth: number;
+  end: number;
+  /** Resident set of the engine processes at the end (MiB, summed) and how often one was recycled. */
+  engineEnd: number;
+  recycled: number;
+  /** Overhead over the engine (ms, median) of the first and of the last 10 % of the edits:
+   * what the service does per edit must not grow with what it has stored and billed. */
+  overheadFirst: number;
+  overheadLast: number;
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+/** Resident set of a process from /proc (bytes), 0 when it cannot be read. */
+function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+interface EditAnswer {
+  status: string;
+  timings: { total_ms: number };
+}
+
+/** Runs the HTTP bench on `pdf` (the one-page invoice) with one replace that applies. */
+export async function benchHttp(
+  pdf: Buffer,
+  edit: { find: string; replace: string },
+  opts: { runs: number; rssEdits: number; rssSeconds: number },
+): Promise<HttpBench> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'pdfedit-bench-http-'));
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'error',
+    RATE_LIMIT_FACTOR: '1000',
+    // Only this process's calls: the queue's workers stay off.
+    JOB_WORKERS: '0',
+  });
+  const api = await buildServer(config);
+  // node:http on a keep-alive agent: a light client, so that what is timed is the service
+  // (fetch's streams cost this process about a millisecond of CPU per call).
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  try {
+    await api.listen({ host: '127.0.0.1', port: 0 });
+    const base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+    const account = await ensureAccount(api.db, 'bench-http@example.com', 'scale');
+    const { key } = await createKey(api.db, account.id, 'live');
+    const auth = { authorization: `Bearer ${key}` };
+    const fileId = await upload(base, auth, pdf);
+    const json = JSON.stringify({ source: { file_id: fileId }, edits: [edit] });
+    // A call without Idempotency-Key is keyed by its body, so the same body would be
+    // replayed from the record: each call gets a key of its own, as a client retrying
+    // safely sends.
+    let calls = 0;
+    const fresh = () => ({ ...auth, 'idempotency-key': `bench-${process.pid}-${++calls}` });
+    const post = (headers: Record<string, string>, body: Buffer) =>
+      new Promise<EditAnswer>((resolve, reject) => {
+        const req = request(`${base}/v1/edit`, {
+          method: 'POST',
+          agent,
+          headers: { ...fresh(), ...headers },
+        });
+        req.on('error', reject);
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (res.statusCode !== 200 || res.headers['idempotent-replayed']) {
+              reject(new Error(`POST /v1/edit answered ${res.statusCode} (not a fresh edit): ${text}`));
+            } else {
+              resolve(JSON.parse(text) as EditAnswer);
+            }
+          });
+        });
+        req.end(body);
+      });
+    const jsonBody = Buffer.from(json);
+    const byFileId = () => post({ 'content-type': 'application/json' }, jsonBody);
+    const boundary = `bench${process.pid}`;
+    const form = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="invoice.pdf"\r\ncontent-type: application/pdf\r\n\r\n`,
+      ),
+      pdf,
+      Buffer.from(
+        `\r\n--${boundary}\r\ncontent-disposition: form-data; name="edits"\r\n\r\n${JSON.stringify([edit])}\r\n--${boundary}--\r\n`,
+      ),
+    ]);
+    const multipart = () => post({ 'content-type': `multipart/form-data; boundary=${boundary}` }, form);
+    // Warm-up: engine processes started, the document's open cached, JIT warm.
+    for (let i = 0; i < 5; i++) {
+      await byFileId();
+      await multipart();
+    }
+    // The two kinds alternate call by call, so both meet the same machine load.
+    const samples = { file: [] as number[][], multipart: [] as number[][] };
+    for (let i = 0; i < opts.runs; i++) {
+      for (const [kind, call] of [
+        ['file', byFileId],
+        ['multipart', multipart],
+      ] as const) {
+        const c0 = process.cpuUsage();
+        const t0 = process.hrtime.bigint();
+        const body = await call();
+        const wall = ms(t0);
+        const cpu = process.cpuUsage(c0);
+        if (body.status !== 'done') throw new Error(`edit ${body.status}`);
+        samples[kind].push([wall, body.timings.total_ms, (cpu.user + cpu.system) / 1000]);
+      }
+    }
+    const overhead = (
+      [
+        ['source.file_id (stored upload)', samples.file],
+        ['multipart (document in the request)', samples.multipart],
+      ] as const
+    ).map(([how, s]) => {
+      const col = (f: (x: number[]) => number) => s.map(f).sort((a, b) => a - b);
+      const over = col((x) => x[0]! - x[1]!);
+      return {
+        how,
+        wallP50: quantile(
+          col((x) => x[0]!),
+          0.5,
+        ),
+        engineP50: quantile(
+          col((x) => x[1]!),
+          0.5,
+        ),
+        overheadP50: quantile(over, 0.5),
+        overheadP95: quantile(over, 0.95),
+        cpuP50: quantile(
+          col((x) => x[2]!),
+          0.5,
+        ),
+      };
+    });
+    const rss = opts.rssEdits > 0 ? await rssOverEdits(api, byFileId, opts) : undefined;
+    return { overhead, ...(rss ? { rss } : {}) };
+  } finally {
+    agent.destroy();
+    await api.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** `POST /v1/files` and the PUT of its upload link; the file id. */
+async function upload(base: string, auth: Record<string, string>, pdf: Buffer): Promise<string> {
+  const res = await fetch(`${base}/v1/files`, { method: 'POST', headers: auth });
+  const r = (await res.json()) as { file_id: string; upload_url: string; headers: Record<string, string> };
+  const put = await fetch(r.upload_url.replace(/^https?:\/\/[^/]+/, base), {
+    method: 'PUT',
+    headers: r.headers,
+    body: new Uint8Array(pdf),
+  });
+  if (put.status !== 204) throw new Error(`upload answered ${put.status}: ${await put.text()}`);
+  return r.file_id;
+}
+
+/** Edits in flight as many as there are engine processes, until the count or the time is reached. */
+async function rssOverEdits(
+  api: Awaited<ReturnType<typeof buildServer>>,
+  call: () => Promise<EditAnswer>,
+  opts: { rssEdits: number; rssSeconds: number },
+): Promise<RssBench> {
+  const started = process.hrtime.bigint();
+  const deadline = started + BigInt(Math.round(opts.rssSeconds * 1e9));
+  const start = process.memoryUsage().rss;
+  // RSS every 20 edits: the run may stop at its time limit, so 10 % is of the edits done.
+  const samples: [number, number][] = [];
+  let done = 0;
+  let next = 0;
+  const overheads: number[] = [];
+  const lane = async (): Promise<void> => {
+    while (next < opts.rssEdits && process.hrtime.bigint() < deadline) {
+      next++;
+      const t0 = process.hrtime.bigint();
+      const body = await call();
+      overheads.push(ms(t0) - body.timings.total_ms);
+      done++;
+      if (done % 20 === 0) samples.push([done, process.memoryUsage().rss]);
+    }
+  };
+  await Promise.all(Array.from({ length: api.config.engineProcesses }, lane));
+  const end = process.memoryUsage().rss;
+  const tail = Math.max(1, Math.floor(overheads.length / 10));
+  const median = (v: number[]) =>
+    quantile(
+      [...v].sort((a, b) => a - b),
+      0.5,
+    );
+  return {
+    overheadFirst: median(overheads.slice(0, tail)),
+    overheadLast: median(overheads.slice(-tail)),
+    editsAsked: opts.rssEdits,
+    editsDone: done,
+    seconds: ms(started) / 1000,
+    start: start / MiB,
+    tenth: (samples.find(([n]) => n >= done / 10)?.[1] ?? end) / MiB,
+    end: end / MiB,
+    engineEnd: api.engine.pids.reduce((n, pid) => n + rssOf(pid), 0) / MiB,
+    recycled: api.engine.stats.recycled,
+  };
+}
