@@ -238,7 +238,8 @@ impl Run {
             _ => None,
         };
         for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
-            if needed.is_some_and(|n| all.len() >= n) {
+            // A wrapped occurrence's later parts do not count (find/wrap.rs).
+            if needed.is_some_and(|n| all.iter().filter(|m: &&Match| !m.wrapped).count() >= n) {
                 break;
             }
             if let Some(scan) = self.scanned(number)? {
