@@ -291,7 +291,8 @@ impl<'p> Planner<'p> {
             ));
         }
         let keep = self.keep_prefix;
-        let cut = if styled && keep > 0 && keep < m.replacement.len() {
+        let splits = keep > 0 && keep < m.replacement.len() && m.replacement.is_char_boundary(keep);
+        let cut = if splits && (styled || own_lacks_text(&font.font, &m.replacement, keep)) {
             keep
         } else {
             0
@@ -1030,6 +1031,16 @@ fn advance_unit(model: &PageModel, g: &pdf_content::Glyph) -> f64 {
         spacing_at(model, g.stream, g.op_index).scale
     };
     (g.font_size.abs() * th).max(1e-9)
+}
+
+/// For an inline insert (`keep` bytes of `replacement` are the anchor): the anchor's own
+/// font draws the anchor but not the inserted text (a CJK subset has no Latin letters), so
+/// the anchor keeps its codes and only the inserted text goes to the font chain. Not for a
+/// Type 3 font, whose phrases may be shared out over several of the document's fonts.
+fn own_lacks_text(font: &pdf_fonts::Font, replacement: &str, keep: usize) -> bool {
+    font.kind() != pdf_fonts::FontKind::Type3
+        && encode_segments(font, replacement).is_err()
+        && encode_segments(font, &replacement[..keep]).is_ok()
 }
 
 /// New text written in the phrase's own font (or its own fonts, with switches).
