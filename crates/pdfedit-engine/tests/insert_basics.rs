@@ -296,3 +296,49 @@ fn mid_line_without_room_for_the_rest_is_refused_with_overflow() {
     assert_eq!(r.failed[0].reason, "overflow", "{:?}", r.failed);
     assert_eq!(r.pdf, pdf);
 }
+
+/// A CJK subset has no Latin letters: the anchor keeps its own codes and font, and only the
+/// inserted word goes to the font chain (before, the anchor and the word had to share one
+/// font, and none drew both: `missing_glyphs`).
+#[test]
+fn an_anchor_whose_font_lacks_the_new_letters_keeps_its_own_glyphs() {
+    let Some(pdf) = load("font-cid-tt-chinese-tables.pdf") else {
+        return;
+    };
+    let anchor = "企业资信状况";
+    let r = insert(&pdf, "NEW", after(anchor));
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    assert_eq!(r.changes.len(), 1);
+    let c = &r.changes[0];
+    assert!(c.verified);
+    assert!(!c.font_source.starts_with("exact-"), "{}", c.font_source);
+    let text = collapse(&pdftotext(&r.pdf, "cjk"));
+    assert!(text.contains(&format!("{anchor} NEW")), "{text}");
+    let page = |pdf: &[u8]| {
+        pdfedit_engine::read_text(pdf, None, None, true, false)
+            .expect("text")
+            .pages
+    };
+    let (before, after) = (page(&pdf), page(&r.pdf));
+    let find = |pages: &[pdfedit_engine::PageText], t: &str| {
+        pages
+            .iter()
+            .flat_map(|p| p.spans.iter())
+            .find(|s| s.text.contains(t))
+            .cloned()
+            .unwrap_or_else(|| panic!("no span with {t:?}"))
+    };
+    let (old, kept, new) = (
+        find(&before, anchor),
+        find(&after, anchor),
+        find(&after, "NEW"),
+    );
+    assert_eq!(kept.font, old.font, "the anchor keeps its own font");
+    assert_ne!(new.font, old.font);
+    assert!(
+        (new.size - old.size).abs() < 0.01,
+        "{} vs {}",
+        new.size,
+        old.size
+    );
+}
