@@ -282,7 +282,8 @@ impl<'p> Planner<'p> {
             sp.scale = 1.0;
         }
         // An inline insert keeps the anchor (and the word space after it) in the line's
-        // own style; a style override applies to the rest.
+        // own style; a style override applies to the rest, and so does another font when
+        // the anchor's own cannot draw the rest.
         let styled = self.edit.style != Style::default();
         if styled && vertical {
             return Err((
@@ -1034,9 +1035,11 @@ fn advance_unit(model: &PageModel, g: &pdf_content::Glyph) -> f64 {
 }
 
 /// For an inline insert (`keep` bytes of `replacement` are the anchor): the anchor's own
-/// font draws the anchor but not the inserted text (a CJK subset has no Latin letters), so
-/// the anchor keeps its codes and only the inserted text goes to the font chain. Not for a
-/// Type 3 font, whose phrases may be shared out over several of the document's fonts.
+/// font draws the anchor but not the inserted text (a CJK subset has no Latin letters, a
+/// TeX subset only the letters the document uses), so the anchor keeps its codes and only
+/// the inserted text goes to the font chain, instead of the whole anchor being redrawn in
+/// another font. Not for a Type 3 font, whose phrases may be shared out over several of the
+/// document's fonts.
 fn own_lacks_text(font: &pdf_fonts::Font, replacement: &str, keep: usize) -> bool {
     font.kind() != pdf_fonts::FontKind::Type3
         && encode_segments(font, replacement).is_err()
