@@ -342,3 +342,50 @@ fn an_anchor_whose_font_lacks_the_new_letters_keeps_its_own_glyphs() {
         old.size
     );
 }
+
+/// A heading row of three columns ("tracking", "文字ツメ (mojitsume)", "kerning"): an insert
+/// in the middle one pushes on its own rest up to the column gap, the next column stays, and
+/// the gap stays wider than a word gap; a word too long for that is refused.
+#[test]
+fn mid_line_before_a_column_gap_pushes_only_up_to_the_gap() {
+    let Some(pdf) = load("font-cid-cff-identityv-japanese-adobe.pdf") else {
+        return;
+    };
+    let Some(before) = common::pdftotext_words(&pdf) else {
+        return;
+    };
+    let y = before
+        .iter()
+        .find(|w| w.0 == "(mojitsume)")
+        .expect("heading")
+        .2;
+    let (rest_x, _) = word_at(&before, "(mojitsume)", y).expect("rest");
+    let (next_x, _) = word_at(&before, "kerning", y).expect("next column");
+    let r = insert(&pdf, "NEW", after("文字ツメ"));
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    assert!(r.changes.iter().all(|c| c.verified));
+    let words = common::pdftotext_words(&r.pdf).expect("pdftotext");
+    assert!(collapse(&pdftotext(&r.pdf, "gap")).contains("文字ツメ NEW (mojitsume)"));
+    let (moved_x, _) = word_at(&words, "(mojitsume)", y).expect("rest on the line");
+    let (kept_x, _) = word_at(&words, "kerning", y).expect("next column on the line");
+    assert!(
+        moved_x > rest_x + 20.0,
+        "the rest moved {rest_x} → {moved_x}"
+    );
+    assert!((kept_x - next_x).abs() < 0.1, "the next column moved");
+    // The moved rest's right edge (xMax), from pdftotext's word boxes.
+    let html = common::pdftotext(&r.pdf, &["-bbox", "-f", "1", "-l", "1"]).expect("pdftotext");
+    let end: f64 = html
+        .lines()
+        .find(|l| l.contains(">(mojitsume)<"))
+        .and_then(|l| l.split("xMax=\"").nth(1)?.split('"').next()?.parse().ok())
+        .expect("rest's box");
+    assert!(
+        kept_x - end > 30.0,
+        "the column gap closed to {} pt",
+        kept_x - end
+    );
+    let r = insert(&pdf, "文字ツメ", after("文字ツメ"));
+    assert_eq!(r.failed.len(), 1, "{:?}", r.changes);
+    assert_eq!(r.failed[0].reason, "overflow");
+}
