@@ -325,3 +325,46 @@ fn a_justified_line_takes_growth_from_its_word_gaps_not_from_the_new_words() {
         "{on_line:?}"
     );
 }
+
+/// Issue 15, item 7a: a replace that only lengthens a justified pdfLaTeX line ("selected
+/// font" → "selected of font", every occurrence on page 1) is kept, with no pixel changed
+/// outside the changed lines, and every line keeps both edges. It was once rolled back with
+/// some 54 pixels changed outside the edit; since the aligned segment as a whole is the
+/// change's area (the renderer rounds pdfTeX's decimal widths, so a kept word planned to stay
+/// may drift by a pixel) and the growth is taken from the word gaps, it is kept.
+#[test]
+fn lengthening_a_justified_pdflatex_line_is_kept_with_both_edges() {
+    let Some(pdf) = common::load("font-type1-pdflatex-4p.pdf") else {
+        return;
+    };
+    let Some(before) = lines(&pdf, 1) else {
+        eprintln!("SKIP: pdftotext not available");
+        return;
+    };
+    let old: Vec<TextLine> = before
+        .iter()
+        .filter(|l| l.0.contains("selected font"))
+        .cloned()
+        .collect();
+    assert!(old.len() >= 2, "{old:?}");
+    let r = replace(&pdf, "selected font", "selected of font", Some(1));
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    assert_eq!(r.changes.len(), old.len());
+    for c in &r.changes {
+        assert!(c.verified && c.collateral_pixels == 0, "{c:?}");
+        assert_eq!(c.alignment, Some(Alignment::Justified));
+    }
+    let after = lines(&r.pdf, 1).expect("pdftotext");
+    for o in &old {
+        let now = line_at(&after, "selected of font", o.1[1]).expect("the line after");
+        for (edge, name) in [(0, "left"), (2, "right")] {
+            assert!(
+                (now.1[edge] - o.1[edge]).abs() <= 0.5,
+                "{name} edge {:.2} → {:.2} on {:?}",
+                o.1[edge],
+                now.1[edge],
+                now.0
+            );
+        }
+    }
+}

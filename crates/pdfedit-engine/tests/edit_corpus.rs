@@ -221,14 +221,17 @@ fn corpus_replace_success_rate() {
         total += t;
     }
     eprintln!("overall                  {ok}/{total}");
-    // Measured 179/188 (95.2 %) with vertical columns, CID collections, phrases in
-    // several Type 3 fonts and text shown only by FreeText annotations; the rest are
-    // Arabic with a broken ToUnicode (4), PDFium snapping Type 3 bitmap glyphs of the kept
-    // rest of the line (2) and longer text that cannot fit before the next text (3).
+    // Measured 181/188 (96.3 %) with vertical columns, CID collections, phrases in
+    // several Type 3 fonts and text shown only by FreeText annotations. Left: Arabic from
+    // WeasyPrint (4, unmatched: its ToUnicode maps the glyphs after a cluster's first to
+    // `<>`, no text, and the page's text takes PDFium's characters for them, the codes
+    // themselves, so "habibi" runs into "ϲΒϴΒ") and longer text with no room before the
+    // next text (3: a CJK label in a table cell at 209 %, a heading at 180 % with the next
+    // word right after it, a vertical column at 139 % of the room down to the margin).
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 95,
-            "replace success rate fell to {ok}/{total} (bar: 95 %)"
+            ok * 100 >= total * 96,
+            "replace success rate fell to {ok}/{total} (bar: 96 %)"
         );
     }
 }

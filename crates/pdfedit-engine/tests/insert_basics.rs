@@ -296,3 +296,96 @@ fn mid_line_without_room_for_the_rest_is_refused_with_overflow() {
     assert_eq!(r.failed[0].reason, "overflow", "{:?}", r.failed);
     assert_eq!(r.pdf, pdf);
 }
+
+/// A CJK subset has no Latin letters: the anchor keeps its own codes and font, and only the
+/// inserted word goes to the font chain (before, the anchor and the word had to share one
+/// font, and none drew both: `missing_glyphs`).
+#[test]
+fn an_anchor_whose_font_lacks_the_new_letters_keeps_its_own_glyphs() {
+    let Some(pdf) = load("font-cid-tt-chinese-tables.pdf") else {
+        return;
+    };
+    let anchor = "企业资信状况";
+    let r = insert(&pdf, "NEW", after(anchor));
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    assert_eq!(r.changes.len(), 1);
+    let c = &r.changes[0];
+    assert!(c.verified);
+    assert!(!c.font_source.starts_with("exact-"), "{}", c.font_source);
+    let text = collapse(&pdftotext(&r.pdf, "cjk"));
+    assert!(text.contains(&format!("{anchor} NEW")), "{text}");
+    let page = |pdf: &[u8]| {
+        pdfedit_engine::read_text(pdf, None, None, true, false)
+            .expect("text")
+            .pages
+    };
+    let (before, after) = (page(&pdf), page(&r.pdf));
+    let find = |pages: &[pdfedit_engine::PageText], t: &str| {
+        pages
+            .iter()
+            .flat_map(|p| p.spans.iter())
+            .find(|s| s.text.contains(t))
+            .cloned()
+            .unwrap_or_else(|| panic!("no span with {t:?}"))
+    };
+    let (old, kept, new) = (
+        find(&before, anchor),
+        find(&after, anchor),
+        find(&after, "NEW"),
+    );
+    assert_eq!(kept.font, old.font, "the anchor keeps its own font");
+    assert_ne!(new.font, old.font);
+    assert!(
+        (new.size - old.size).abs() < 0.01,
+        "{} vs {}",
+        new.size,
+        old.size
+    );
+}
+
+/// A heading row of three columns ("tracking", "文字ツメ (mojitsume)", "kerning"): an insert
+/// in the middle one pushes on its own rest up to the column gap, the next column stays, and
+/// the gap stays wider than a word gap; a word too long for that is refused.
+#[test]
+fn mid_line_before_a_column_gap_pushes_only_up_to_the_gap() {
+    let Some(pdf) = load("font-cid-cff-identityv-japanese-adobe.pdf") else {
+        return;
+    };
+    let Some(before) = common::pdftotext_words(&pdf) else {
+        return;
+    };
+    let y = before
+        .iter()
+        .find(|w| w.0 == "(mojitsume)")
+        .expect("heading")
+        .2;
+    let (rest_x, _) = word_at(&before, "(mojitsume)", y).expect("rest");
+    let (next_x, _) = word_at(&before, "kerning", y).expect("next column");
+    let r = insert(&pdf, "NEW", after("文字ツメ"));
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    assert!(r.changes.iter().all(|c| c.verified));
+    let words = common::pdftotext_words(&r.pdf).expect("pdftotext");
+    assert!(collapse(&pdftotext(&r.pdf, "gap")).contains("文字ツメ NEW (mojitsume)"));
+    let (moved_x, _) = word_at(&words, "(mojitsume)", y).expect("rest on the line");
+    let (kept_x, _) = word_at(&words, "kerning", y).expect("next column on the line");
+    assert!(
+        moved_x > rest_x + 20.0,
+        "the rest moved {rest_x} → {moved_x}"
+    );
+    assert!((kept_x - next_x).abs() < 0.1, "the next column moved");
+    // The moved rest's right edge (xMax), from pdftotext's word boxes.
+    let html = common::pdftotext(&r.pdf, &["-bbox", "-f", "1", "-l", "1"]).expect("pdftotext");
+    let end: f64 = html
+        .lines()
+        .find(|l| l.contains(">(mojitsume)<"))
+        .and_then(|l| l.split("xMax=\"").nth(1)?.split('"').next()?.parse().ok())
+        .expect("rest's box");
+    assert!(
+        kept_x - end > 30.0,
+        "the column gap closed to {} pt",
+        kept_x - end
+    );
+    let r = insert(&pdf, "文字ツメ", after("文字ツメ"));
+    assert_eq!(r.failed.len(), 1, "{:?}", r.changes);
+    assert_eq!(r.failed[0].reason, "overflow");
+}

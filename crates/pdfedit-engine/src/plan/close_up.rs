@@ -24,7 +24,7 @@ use crate::model::text::{union, writing_dir};
 use crate::model::PageModel;
 
 /// A gap wider than this (in ems of the glyph's size) separates columns, not words.
-const MAX_WORD_GAP_EM: f64 = 1.5;
+pub(crate) const MAX_WORD_GAP_EM: f64 = 1.5;
 
 /// How far the rest of a line moves.
 #[derive(Debug, Clone, Copy)]
@@ -110,7 +110,12 @@ pub(crate) fn plan_shift(
         return Err(Stay::NoRest);
     };
     let lg = &glyphs[last];
-    let (moving, relative) = moving_glyphs(model, &rest, last, visible)?;
+    // An insert pushes on the rest up to a column gap; what lies beyond keeps its place.
+    let ahead = matches!(shift, Shift::Forward(_)).then(|| before_gap(glyphs, &rest, last));
+    let (moving, relative) = ahead
+        .filter(|a| a.iter().any(visible))
+        .and_then(|a| moving_glyphs(model, &a, last, visible).ok())
+        .map_or_else(|| moving_glyphs(model, &rest, last, visible), Ok)?;
     let dir = writing_dir(lg);
     let along = |g: &Glyph| g.trm[4] * dir[0] + g.trm[5] * dir[1];
     let end_of = |g: &Glyph| {
@@ -185,6 +190,35 @@ pub(crate) fn plan_shift(
         moving,
         shift: [-d * dir[0], -d * dir[1]],
     })
+}
+
+/// The glyphs of `rest` (the rest of a line after glyph `last`, in line order) before the
+/// first gap wider than a word gap (a column, a tab stop): an inline insert pushes those on
+/// while the text beyond the gap keeps its place ([`crate::plan::room::room_for_shift`]
+/// keeps the pushed words clear of it).
+fn before_gap(glyphs: &[Glyph], rest: &[usize], last: usize) -> Vec<usize> {
+    let dir = writing_dir(&glyphs[last]);
+    let along = |g: &Glyph| g.trm[4] * dir[0] + g.trm[5] * dir[1];
+    let end_of = |g: &Glyph| {
+        let b = g.bbox;
+        [(b[0], b[1]), (b[2], b[3]), (b[0], b[3]), (b[2], b[1])]
+            .iter()
+            .map(|(x, y)| x * dir[0] + y * dir[1])
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    let mut prev = &glyphs[last];
+    for (k, &g) in rest.iter().enumerate() {
+        let gl = &glyphs[g];
+        if gl.unicode.as_deref().is_none_or(|u| u.trim().is_empty()) {
+            continue;
+        }
+        let em = gl.trm[2].hypot(gl.trm[3]);
+        if along(gl) - end_of(prev) > MAX_WORD_GAP_EM * em {
+            return rest[..k].to_vec();
+        }
+        prev = gl;
+    }
+    rest.to_vec()
 }
 
 /// The glyphs that move with the rest of the line after glyph `last`: every glyph the

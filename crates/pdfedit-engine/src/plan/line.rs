@@ -282,7 +282,8 @@ impl<'p> Planner<'p> {
             sp.scale = 1.0;
         }
         // An inline insert keeps the anchor (and the word space after it) in the line's
-        // own style; a style override applies to the rest.
+        // own style; a style override applies to the rest, and so does another font when
+        // the anchor's own cannot draw the rest.
         let styled = self.edit.style != Style::default();
         if styled && vertical {
             return Err((
@@ -291,7 +292,8 @@ impl<'p> Planner<'p> {
             ));
         }
         let keep = self.keep_prefix;
-        let cut = if styled && keep > 0 && keep < m.replacement.len() {
+        let splits = keep > 0 && keep < m.replacement.len() && m.replacement.is_char_boundary(keep);
+        let cut = if splits && (styled || own_lacks_text(&font.font, &m.replacement, keep)) {
             keep
         } else {
             0
@@ -1030,6 +1032,18 @@ fn advance_unit(model: &PageModel, g: &pdf_content::Glyph) -> f64 {
         spacing_at(model, g.stream, g.op_index).scale
     };
     (g.font_size.abs() * th).max(1e-9)
+}
+
+/// For an inline insert (`keep` bytes of `replacement` are the anchor): the anchor's own
+/// font draws the anchor but not the inserted text (a CJK subset has no Latin letters, a
+/// TeX subset only the letters the document uses), so the anchor keeps its codes and only
+/// the inserted text goes to the font chain, instead of the whole anchor being redrawn in
+/// another font. Not for a Type 3 font, whose phrases may be shared out over several of the
+/// document's fonts.
+fn own_lacks_text(font: &pdf_fonts::Font, replacement: &str, keep: usize) -> bool {
+    font.kind() != pdf_fonts::FontKind::Type3
+        && encode_segments(font, replacement).is_err()
+        && encode_segments(font, &replacement[..keep]).is_ok()
 }
 
 /// New text written in the phrase's own font (or its own fonts, with switches).

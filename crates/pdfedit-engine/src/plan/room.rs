@@ -205,12 +205,14 @@ pub(crate) fn room_for_shift(model: &PageModel, line: usize, moving: &[usize]) -
         .map(|&i| ends(glyphs[i].bbox).1)
         .fold(f64::NEG_INFINITY, f64::max);
     let mut room = margin_room(model, f, unit) - end;
-    // The next glyph on the line that does not move.
+    // The next glyph on the line that does not move (beyond a column gap, which stays one).
     for i in model.lines[line].byte_glyph.iter().flatten().copied() {
         if visible(i) && !moving.contains(&i) {
-            let start = along(glyphs[i].trm[4], glyphs[i].trm[5]);
+            let g = &glyphs[i];
+            let start = along(g.trm[4], g.trm[5]);
             if start > 0.0 {
-                room = room.min(start - end);
+                let gap = crate::plan::close_up::MAX_WORD_GAP_EM * g.trm[2].hypot(g.trm[3]);
+                room = room.min(start - end - gap);
             }
         }
     }
