@@ -39,6 +39,8 @@ pub(crate) struct Verifier<'a> {
     pub policy: &'a Policy,
     /// Whether kept changes carry their before/after preview crops.
     pub previews: bool,
+    /// Whether renders before may come from (and go to) the template cache.
+    pub template: bool,
 }
 
 impl Run {
@@ -56,6 +58,7 @@ impl Run {
             result: &mut self.result,
             policy: &self.verify,
             previews: self.previews,
+            template: self.template,
         };
         (&mut self.doc, &mut self.fonts, verifier)
     }
@@ -271,14 +274,27 @@ pub(crate) fn commit(
     Ok(Verdict::Kept(keep(v, new_bytes, compared)))
 }
 
-/// The render before of `page`: the cached one (taken out of the cache), else rendered.
+/// The render before of `page`: the run's cached one (taken out of the cache), else the
+/// template cache's render of these exact bytes, else rendered.
 fn render_before(v: &mut Verifier<'_>, page: u32) -> Result<Raster, Error> {
-    match v.renders.remove(&page) {
-        Some(r) => Ok(r),
-        None => timed(&mut v.result.timings.render_ms, || {
-            verify::render(v.policy, v.current, page)
-        }),
+    if let Some(r) = v.renders.remove(&page) {
+        return Ok(r);
     }
+    let ppp = v.policy.px_per_pt;
+    if let Some(r) = v
+        .template
+        .then(|| crate::template::render(v.current, page, ppp))
+        .flatten()
+    {
+        return Ok(r);
+    }
+    let r = timed(&mut v.result.timings.render_ms, || {
+        verify::render(v.policy, v.current, page)
+    })?;
+    if v.template {
+        crate::template::offer(v.current, page, ppp, &r);
+    }
+    Ok(r)
 }
 
 /// Compares one page outside its areas; while pixels outside still differ, the
