@@ -194,6 +194,9 @@ pub(crate) enum Verdict {
 struct Compared<'p> {
     page: &'p PageCheck,
     before: Raster,
+    /// Whether `before` is exactly the render of the current bytes (rendered for this
+    /// commit or taken from the template cache), so it may go back to the template cache.
+    exact: bool,
     after: Raster,
     collateral: u64,
 }
@@ -211,7 +214,7 @@ pub(crate) fn commit(
     let (mut collateral, mut misdrawn) = (0, 0);
     let mut where_changed = Vec::new();
     for page in pages {
-        let before = render_before(v, page.page)?;
+        let (before, exact) = render_before(v, page.page)?;
         if let Some(refusal) = checks.before(page, &before, v.policy) {
             befores.push((page.page, before));
             befores.extend(compared.into_iter().map(|c| (c.page.page, c.before)));
@@ -248,6 +251,7 @@ pub(crate) fn commit(
         compared.push(Compared {
             page,
             before,
+            exact,
             after,
             collateral: report.changed_pixels_outside,
         });
@@ -275,26 +279,24 @@ pub(crate) fn commit(
 }
 
 /// The render before of `page`: the run's cached one (taken out of the cache), else the
-/// template cache's render of these exact bytes, else rendered.
-fn render_before(v: &mut Verifier<'_>, page: u32) -> Result<Raster, Error> {
+/// template cache's render of these exact bytes (taken out of it), else rendered; and
+/// whether it is exactly the render of the current bytes (not one the run kept).
+fn render_before(v: &mut Verifier<'_>, page: u32) -> Result<(Raster, bool), Error> {
     if let Some(r) = v.renders.remove(&page) {
-        return Ok(r);
+        return Ok((r, false));
     }
     let ppp = v.policy.px_per_pt;
     if let Some(r) = v
         .template
-        .then(|| crate::template::render(v.current, page, ppp))
+        .then(|| crate::template::take(v.current, page, ppp))
         .flatten()
     {
-        return Ok(r);
+        return Ok((r, true));
     }
     let r = timed(&mut v.result.timings.render_ms, || {
         verify::render(v.policy, v.current, page)
     })?;
-    if v.template {
-        crate::template::offer(v.current, page, ppp, &r);
-    }
-    Ok(r)
+    Ok((r, true))
 }
 
 /// Compares one page outside its areas; while pixels outside still differ, the
@@ -372,6 +374,11 @@ fn keep(v: &mut Verifier<'_>, new_bytes: Vec<u8>, compared: Vec<Compared<'_>>) -
                 .collect()
         });
         v.renders.insert(c.page.page, c.after);
+        if v.template && c.exact {
+            // The bytes before are still `v.current` here: the next record of the same
+            // template takes this render instead of rendering it again.
+            crate::template::give_back(v.current, c.page.page, v.policy.px_per_pt, c.before);
+        }
         v.result.touch_page(c.page.page);
         kept.push(Kept {
             page: c.page.page,

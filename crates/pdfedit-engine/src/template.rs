@@ -2,7 +2,9 @@
 //! of a batch are edits of one template, and every record's commit step renders the same
 //! unedited pages "before". This per-process cache keeps those renders, keyed by the exact
 //! bytes they were rendered from, so only a process's first record of a template pays for
-//! them.
+//! them. A run takes a render out (moved, not copied: a page is megabytes) and gives it
+//! back when its commit keeps the change; a render whose commit rolls back stays with its
+//! run (a later record renders that page again).
 //!
 //! What a render is keyed by: the document's current saved bytes (the run's `current`,
 //! which a fresh run makes by saving the parsed template) compared in full, the 1-based
@@ -123,23 +125,20 @@ pub(crate) fn register(bytes: &[u8]) {
     });
 }
 
-/// The cached render of page `page` of exactly `bytes` at `px_per_pt`, if there is one.
-pub(crate) fn render(bytes: &[u8], page: u32, px_per_pt: f32) -> Option<Raster> {
-    let hit = with_cache(|c| {
-        c.find(bytes)?
-            .renders
-            .get(&(page, px_per_pt.to_bits()))
-            .cloned()
-    });
+/// The cached render of page `page` of exactly `bytes` at `px_per_pt`, taken out of the
+/// cache (moved, not copied: it goes back with [`give_back`] once its commit is done).
+pub(crate) fn take(bytes: &[u8], page: u32, px_per_pt: f32) -> Option<Raster> {
+    let hit = with_cache(|c| c.find(bytes)?.renders.remove(&(page, px_per_pt.to_bits())));
     if hit.is_some() {
         HITS.fetch_add(1, Ordering::Relaxed);
     }
     hit
 }
 
-/// Keeps `raster` as the render of `page` of `bytes` when `bytes` is a registered template
-/// and the budget has room for it.
-pub(crate) fn offer(bytes: &[u8], page: u32, px_per_pt: f32, raster: &Raster) {
+/// Keeps `raster`, which must be exactly the render of page `page` of `bytes` at
+/// `px_per_pt`, when `bytes` is a registered template, the page is not kept yet and the
+/// budget has room for it.
+pub(crate) fn give_back(bytes: &[u8], page: u32, px_per_pt: f32, raster: Raster) {
     with_cache(|c| {
         let total = c.size();
         let entry = c.find(bytes)?;
@@ -147,7 +146,7 @@ pub(crate) fn offer(bytes: &[u8], page: u32, px_per_pt: f32, raster: &Raster) {
         if entry.renders.contains_key(&key) || total + raster.pixels.len() > MAX_BYTES {
             return None;
         }
-        entry.renders.insert(key, raster.clone());
+        entry.renders.insert(key, raster);
         Some(())
     });
 }
