@@ -170,6 +170,11 @@ export interface EditOptions {
   ocr_cached?: Array<OcrPage>
   /** Leave the changes' preview crops empty (the service renders them on first fetch). */
   lazy_previews?: boolean
+  /**
+   * Reuse what is the same for every record of a batch (renders of the template's
+   * unedited pages) from this process's template cache; the result is the same.
+   */
+  template_cache?: boolean
   /** Budgets of this call (set by the service from the caller's plan). */
   limits?: Limits
 }

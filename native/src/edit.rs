@@ -147,6 +147,10 @@ pub struct EditOptions {
     /// Leave the changes' preview crops empty (the service renders them on first fetch).
     #[napi(js_name = "lazy_previews")]
     pub lazy_previews: Option<bool>,
+    /// Reuse what is the same for every record of a batch (renders of the template's
+    /// unedited pages) from this process's template cache; the result is the same.
+    #[napi(js_name = "template_cache")]
+    pub template_cache: Option<bool>,
     /// Budgets of this call (set by the service from the caller's plan).
     pub limits: Option<crate::Limits>,
 }
@@ -496,6 +500,7 @@ fn convert_request(r: EditRequest) -> Result<engine::EditRequest> {
             }),
             ocr_text_layer: o.ocr_text_layer.unwrap_or(false),
             lazy_previews: o.lazy_previews.unwrap_or(false),
+            template_cache: o.template_cache.unwrap_or(false),
             limits: crate::Limits::to_engine(o.limits.as_ref()),
         });
     Ok(engine::EditRequest {

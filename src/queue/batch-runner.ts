@@ -4,8 +4,9 @@ import { fillEdits, MissingPlaceholderError } from '../domain/batch-placeholders
 import { failedEntries, unmatchedEntries } from '../domain/edit-failures.js';
 import { toEngineEdits } from '../domain/edit-request.js';
 import { type JobRequest, jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
-import { runEdit, watermarkOffAllowed } from '../domain/run-edit.js';
+import { type EditServices, runEdit, watermarkOffAllowed } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
+import { withTemplateCache } from '../engine/pool.js';
 import { ApiError } from '../kernel/api-error.js';
 import { Edits } from '../schemas/edit.js';
 import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
@@ -32,10 +33,13 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
   const request = parseRequest(job);
   const { owner, done } = runner.hold(jobId);
   // What every record of the shard shares, worked out once: the template's bytes (read on
-  // the first record, so an expired template fails each record as before), and whether the
-  // account may turn the watermark off.
+  // the first record, so an expired template fails each record as before), whether the
+  // account may turn the watermark off, and the engine as the records call it (every
+  // record edits the same template, so its engine process reuses the renders of the
+  // template's unedited pages; the result is the same as without).
   let template: Promise<Buffer | undefined> | undefined;
-  const shared = {
+  const shared: ShardShared = {
+    svc: { config: svc.config, db: svc.db, blobs: svc.blobs, engine: withTemplateCache(svc.engine) },
     template: () => {
       template ??= readJobInput(svc, request);
       return template;
@@ -69,6 +73,7 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
 }
 
 interface ShardShared {
+  svc: EditServices;
   template: () => Promise<Buffer | undefined>;
   watermarkOff: Promise<boolean>;
 }
@@ -87,7 +92,7 @@ async function runAndStore(
   try {
     const pdf = await shared.template();
     entry = pdf
-      ? await runRecord(runner, job, request, pdf, await shared.watermarkOff, record)
+      ? await runRecord(shared.svc, runner, job, request, pdf, await shared.watermarkOff, record)
       : recordError(
           record.idx,
           new ApiError('not_found', 'The batch template expired before this record ran.'),
@@ -156,6 +161,7 @@ function recordError(index: number, err: ApiError): RecordEntry {
 }
 
 async function runRecord(
+  svc: EditServices,
   runner: RunnerContext,
   job: JobRow,
   request: JobRequest,
@@ -182,7 +188,7 @@ async function runRecord(
     throw err;
   }
   try {
-    const outcome = await runEdit(runner.svc, {
+    const outcome = await runEdit(svc, {
       owner: jobOwner(job),
       subject: jobSubject(job),
       // Billed once for the whole batch when it finishes (finalizeBatch).

@@ -39,6 +39,8 @@ pub(crate) struct Verifier<'a> {
     pub policy: &'a Policy,
     /// Whether kept changes carry their before/after preview crops.
     pub previews: bool,
+    /// Whether renders before may come from (and go to) the template cache.
+    pub template: bool,
 }
 
 impl Run {
@@ -56,6 +58,7 @@ impl Run {
             result: &mut self.result,
             policy: &self.verify,
             previews: self.previews,
+            template: self.template,
         };
         (&mut self.doc, &mut self.fonts, verifier)
     }
@@ -191,6 +194,9 @@ pub(crate) enum Verdict {
 struct Compared<'p> {
     page: &'p PageCheck,
     before: Raster,
+    /// Whether `before` is exactly the render of the current bytes (rendered for this
+    /// commit or taken from the template cache), so it may go back to the template cache.
+    exact: bool,
     after: Raster,
     collateral: u64,
 }
@@ -208,7 +214,7 @@ pub(crate) fn commit(
     let (mut collateral, mut misdrawn) = (0, 0);
     let mut where_changed = Vec::new();
     for page in pages {
-        let before = render_before(v, page.page)?;
+        let (before, exact) = render_before(v, page.page)?;
         if let Some(refusal) = checks.before(page, &before, v.policy) {
             befores.push((page.page, before));
             befores.extend(compared.into_iter().map(|c| (c.page.page, c.before)));
@@ -245,6 +251,7 @@ pub(crate) fn commit(
         compared.push(Compared {
             page,
             before,
+            exact,
             after,
             collateral: report.changed_pixels_outside,
         });
@@ -271,14 +278,25 @@ pub(crate) fn commit(
     Ok(Verdict::Kept(keep(v, new_bytes, compared)))
 }
 
-/// The render before of `page`: the cached one (taken out of the cache), else rendered.
-fn render_before(v: &mut Verifier<'_>, page: u32) -> Result<Raster, Error> {
-    match v.renders.remove(&page) {
-        Some(r) => Ok(r),
-        None => timed(&mut v.result.timings.render_ms, || {
-            verify::render(v.policy, v.current, page)
-        }),
+/// The render before of `page`: the run's cached one (taken out of the cache), else the
+/// template cache's render of these exact bytes (taken out of it), else rendered; and
+/// whether it is exactly the render of the current bytes (not one the run kept).
+fn render_before(v: &mut Verifier<'_>, page: u32) -> Result<(Raster, bool), Error> {
+    if let Some(r) = v.renders.remove(&page) {
+        return Ok((r, false));
     }
+    let ppp = v.policy.px_per_pt;
+    if let Some(r) = v
+        .template
+        .then(|| crate::template::take(v.current, page, ppp))
+        .flatten()
+    {
+        return Ok((r, true));
+    }
+    let r = timed(&mut v.result.timings.render_ms, || {
+        verify::render(v.policy, v.current, page)
+    })?;
+    Ok((r, true))
 }
 
 /// Compares one page outside its areas; while pixels outside still differ, the
@@ -356,6 +374,11 @@ fn keep(v: &mut Verifier<'_>, new_bytes: Vec<u8>, compared: Vec<Compared<'_>>) -
                 .collect()
         });
         v.renders.insert(c.page.page, c.after);
+        if v.template && c.exact {
+            // The bytes before are still `v.current` here: the next record of the same
+            // template takes this render instead of rendering it again.
+            crate::template::give_back(v.current, c.page.page, v.policy.px_per_pt, c.before);
+        }
         v.result.touch_page(c.page.page);
         kept.push(Kept {
             page: c.page.page,

@@ -21,6 +21,7 @@ mod plan;
 mod read;
 mod run;
 mod save;
+mod template;
 mod types;
 mod verify;
 
@@ -36,6 +37,7 @@ pub use read::{read_text, read_text_within, PageText, Span, TextResult};
 pub mod edit {
     pub use crate::pipeline::{edit, locate, EditError};
     pub use crate::plan::style::{list_fonts, FontEntry};
+    pub use crate::template::hits as template_cache_hits;
     pub use crate::types::*;
     pub use crate::verify::bare_render;
 }

@@ -118,9 +118,13 @@ fn edit_inner(
         ocr,
         previews: !request.options.lazy_previews,
         verify: crate::verify::Policy::default(),
+        template: request.options.template_cache,
     };
     let mark_edited = classify(&mut run, &opened, request)?;
     let baseline = run.current.clone();
+    if run.template {
+        crate::template::register(&baseline);
+    }
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
         let spans = span_boxes.as_deref();
         match matcher {

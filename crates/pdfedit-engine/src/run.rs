@@ -46,6 +46,9 @@ pub(crate) struct Run {
     pub(crate) previews: bool,
     /// The tolerances every edit of the run is verified with.
     pub(crate) verify: crate::verify::Policy,
+    /// Whether renders of the unedited document come from and go to the template cache
+    /// (`options.template_cache`, [`crate::template`]).
+    pub(crate) template: bool,
 }
 
 /// The OCR state of one edit run.

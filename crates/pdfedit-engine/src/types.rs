@@ -220,6 +220,10 @@ pub struct EditOptions {
     /// Leave the changes' `before_png` and `after_png` empty: the caller renders previews
     /// from the stored documents when they are first fetched.
     pub lazy_previews: bool,
+    /// Keep the renders of the unedited pages in this process's template cache and use
+    /// the ones kept (a batch's records, which all edit one template; see
+    /// `crate::template`). The result is the same with or without it.
+    pub template_cache: bool,
     /// What the document may cost (checked before PDFium opens it).
     pub limits: crate::Limits,
 }
