@@ -27,7 +27,7 @@ describe.skipIf(!HAVE_CORPUS)('withTemplateCache', () => {
         { index: 0, op: 'replace', find: 'Bayside Wholesale', replace: `Client ${i} Wholesale` },
         { index: 1, op: 'replace', find: 'INV-0046', replace: `INV-${1000 + i}` },
       ],
-      options: { font_policy: 'prefer_exact', break_signature: false, lazy_previews: true },
+      options: { font: { policy: 'prefer_exact' }, break_signature: false, lazy_previews: true },
     });
   const comparable = (r: EngineEditResult) => ({ ...r, timings: undefined });
 
