@@ -473,6 +473,13 @@ export interface OcrWord {
   line: number
 }
 
+/**
+ * [`open_info`] without the pages' sizes (`pages` empty; `pageCount` is the document's own
+ * count): encryption, signatures and form facts at the cost of opening the document, not
+ * of loading every page (what the service checks before each call).
+ */
+export declare function openFacts(pdf: Buffer, password?: string | undefined | null, limits?: Limits | undefined | null): DocInfo
+
 /** Pages, encryption, signatures and form facts of a document. */
 export declare function openInfo(pdf: Buffer, password?: string | undefined | null, limits?: Limits | undefined | null): DocInfo
 

@@ -846,6 +846,7 @@ module.exports.init = nativeBinding.init
 module.exports.listFonts = nativeBinding.listFonts
 module.exports.MatchMode = nativeBinding.MatchMode
 module.exports.OccurrenceEnd = nativeBinding.OccurrenceEnd
+module.exports.openFacts = nativeBinding.openFacts
 module.exports.openInfo = nativeBinding.openInfo
 module.exports.readText = nativeBinding.readText
 module.exports.readTextOcr = nativeBinding.readTextOcr

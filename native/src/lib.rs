@@ -67,6 +67,20 @@ pub fn open_info(pdf: Buffer, password: Option<String>, limits: Option<Limits>) 
         .map(DocInfo::from)
 }
 
+/// [`open_info`] without the pages' sizes (`pages` empty; `pageCount` is the document's own
+/// count): encryption, signatures and form facts at the cost of opening the document, not
+/// of loading every page (what the service checks before each call).
+#[napi]
+pub fn open_facts(
+    pdf: Buffer,
+    password: Option<String>,
+    limits: Option<Limits>,
+) -> Result<DocInfo> {
+    let limits = Limits::to_engine(limits.as_ref());
+    guarded(|| pdfedit_engine::open_facts_within(&pdf, password.as_deref(), &limits))
+        .map(DocInfo::from)
+}
+
 /// Text spans and form fields, already in the API's shape.
 #[napi]
 pub fn read_text(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<TextResult> {

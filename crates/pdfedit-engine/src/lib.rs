@@ -29,7 +29,7 @@ use std::path::Path;
 
 pub use error::{Error, Result};
 pub use open::budget;
-pub use open::{open_info, open_info_within, Limits};
+pub use open::{open_facts_within, open_info, open_info_within, Limits};
 pub use pdf_render::{DocInfo, FieldKind, FieldValue, FormField, PageInfo, Rect, SignatureInfo};
 pub use read::{read_text, read_text_within, PageText, Span, TextResult};
 

@@ -25,11 +25,7 @@ pub fn open_info_within(bytes: &[u8], password: Option<&str>, limits: &Limits) -
 /// [`open_info_within`] without the pages' own facts (`pages` empty, see
 /// [`pdf_render::Document::facts`]): what an edit needs, at the cost of opening the
 /// document, not of loading every page.
-pub(crate) fn open_facts_within(
-    bytes: &[u8],
-    password: Option<&str>,
-    limits: &Limits,
-) -> Result<DocInfo> {
+pub fn open_facts_within(bytes: &[u8], password: Option<&str>, limits: &Limits) -> Result<DocInfo> {
     let doc = open_checked(bytes, password, limits)?;
     Ok(doc.facts()?)
 }
