@@ -1,6 +1,8 @@
-//! Replace and delete of text shown by FreeText annotations: their /Contents, /RC and
-//! appearance stream, not the page content. Used only when the page content does not hold
-//! the match (the page-content path runs first).
+//! Replace and delete of text shown by annotations rather than the page content: FreeText
+//! annotations (their /Contents, /RC and appearance stream), and the widgets whose
+//! appearance shows text that is not a field's value (a push button's caption, a list
+//! box's options, a combo box's option, a signature's appearance: see [`widgets`]). Used
+//! only when the page content does not hold the match (the page-content path runs first).
 //!
 //! The appearance is edited in place in its own content stream (see [`appearance`]): the
 //! same planning as a page replace, so the new text is drawn in the appearance's own font
@@ -19,6 +21,7 @@
 mod appearance;
 mod contents;
 mod holds;
+mod widgets;
 
 use std::collections::BTreeMap;
 
@@ -44,9 +47,11 @@ use appearance::{Candidate, View};
 /// Annotations looked at per page; a page with more is not searched further.
 const MAX_ANNOTS_PER_PAGE: usize = 10_000;
 
-/// FreeText annotations (indirect ones) on the pages in `scope`.
+/// FreeText annotations (indirect ones) on the pages in `scope`, and the widgets of push
+/// buttons, signatures and choice fields ([`widgets`]).
 fn candidates(doc: &Document, scope: &Scope) -> Vec<Candidate> {
     let mut out = Vec::new();
+    let fields = widgets::widget_fields(doc);
     for (page, page_id) in doc.get_pages() {
         if scope.pages.as_ref().is_some_and(|p| !p.contains(&page)) {
             continue;
@@ -68,11 +73,15 @@ fn candidates(doc: &Document, scope: &Scope) -> Vec<Candidate> {
             let Ok(d) = doc.get_dictionary(annot_id) else {
                 continue;
             };
-            if d.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"FreeText".as_slice()) {
+            let field = fields.get(&annot_id);
+            let freetext =
+                d.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"FreeText".as_slice());
+            if freetext || field.is_some() {
                 out.push(Candidate {
                     page,
                     page_id,
                     annot_id,
+                    field: field.cloned(),
                 });
             }
         }
@@ -142,8 +151,19 @@ pub(crate) fn apply(
             .iter()
             .map(|m| (m.found.clone(), m.replacement.clone()))
             .collect();
-        let committed = contents::update(&mut run.doc, d.view.cand.annot_id, &pairs)
-            .and_then(|()| appearance::commit(&mut run.doc, &d.view));
+        let own_text = match &d.view.cand.field {
+            Some(f) => {
+                let edits: Vec<(usize, usize, usize, String)> = d
+                    .matches
+                    .iter()
+                    .map(|m| (m.line, m.start, m.end, m.replacement.clone()))
+                    .collect();
+                let widget = d.view.cand.annot_id;
+                widgets::update_field(&mut run.doc, f, widget, &d.view.model, &edits)
+            }
+            None => contents::update(&mut run.doc, d.view.cand.annot_id, &pairs),
+        };
+        let committed = own_text.and_then(|()| appearance::commit(&mut run.doc, &d.view));
         if let Err(message) = committed {
             run.rollback(snapshot);
             run.fail(edit, FailReason::AnnotationText, message);
@@ -385,6 +405,7 @@ fn verify_and_keep(
                     },
                     font_source: c.font_source,
                     font_used: c.font_used.clone(),
+                    field: d.view.cand.field.as_ref().map(|f| f.name.clone()),
                     ..change(edit, page.page, k.collateral, *area, crops)
                 });
             }
