@@ -277,7 +277,7 @@ fn locate_edit(
     let matches = run.timed_edit(|run| run.find(edit, matcher, spans))?;
     let found = !matches.is_empty()
         || match edit.op {
-            EditOp::Redact => redact::locate(run, edit, matcher)?,
+            EditOp::Redact => redact::locate(run, edit, matcher, spans)?,
             _ => {
                 annot::locate(run, edit, matcher, spans)?
                     || !form::text::field_edits(&run.doc, edit, matcher, spans).is_empty()
@@ -325,7 +325,7 @@ fn run_edit(
         }
     }
     if edit.op == EditOp::Redact {
-        return run.timed_edit(|run| redact::apply(run, edit, matcher, matches));
+        return run.timed_edit(|run| redact::apply(run, edit, matcher, matches, spans));
     }
     if !matches.is_empty() {
         return run.timed_edit(|run| run.apply(edit, matches, policy, 0));
