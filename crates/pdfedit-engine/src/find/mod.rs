@@ -295,11 +295,9 @@ pub(crate) fn mostly_overlaps(m: [f64; 4], span: [f64; 4]) -> bool {
     let (mw, mh) = (m[2] - m[0], m[3] - m[1]);
     let (sw, sh) = (span[2] - span[0], span[3] - span[1]);
     let mid = |lo: f64, hi: f64| (lo + hi) / 2.0;
-    let along_x = w >= 0.5 * mw.min(sw)
-        && sh <= mh
-        && (m[1]..=m[3]).contains(&mid(span[1], span[3]));
-    let along_y = h >= 0.5 * mh.min(sh)
-        && sw <= mw
-        && (m[0]..=m[2]).contains(&mid(span[0], span[2]));
+    let along_x =
+        w >= 0.5 * mw.min(sw) && sh <= mh && (m[1]..=m[3]).contains(&mid(span[1], span[3]));
+    let along_y =
+        h >= 0.5 * mh.min(sh) && sw <= mw && (m[0]..=m[2]).contains(&mid(span[0], span[2]));
     along_x || along_y
 }

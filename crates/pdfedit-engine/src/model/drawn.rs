@@ -30,7 +30,12 @@ pub(crate) fn page_appearances(doc: &Document, page_id: ObjectId) -> Vec<(Object
 
 /// The stream an annotation shows in its normal state.
 fn normal_stream(doc: &Document, annot: &Dictionary) -> Option<ObjectId> {
-    let ap = doc.dereference(annot.get(b"AP").ok()?).ok()?.1.as_dict().ok()?;
+    let ap = doc
+        .dereference(annot.get(b"AP").ok()?)
+        .ok()?
+        .1
+        .as_dict()
+        .ok()?;
     let n = ap.get(b"N").ok()?;
     let id = match doc.dereference(n).ok()? {
         (Some(id), Object::Stream(_)) => id,

@@ -33,6 +33,7 @@ use crate::find::{
     anchor_end, inside, mostly_overlaps, page_matches, select, span_boxes, Match, Matcher,
 };
 use crate::model::fonts::DocFonts;
+use crate::model::form::Kind;
 use crate::model::text::display_box;
 use crate::plan::line::plan_page;
 use crate::plan::{streams, Planned, REFLOW_NEEDED};
@@ -113,6 +114,7 @@ pub(crate) fn apply(
     let snapshot = run.doc.clone();
     let views = open_views(run, cands);
     let selected = find(run, &views, edit, matcher, spans);
+    let selected = with_siblings(&views, edit, matcher, selected);
     if selected.iter().all(Vec::is_empty) {
         run.rollback(snapshot);
         if holds::freetext_holds(&run.doc, &edit.scope, matcher) {
@@ -252,6 +254,61 @@ fn find(
         out[vi].push(m);
     }
     out
+}
+
+/// A choice field shows its options (a combo box its value) on each of its widgets, and
+/// the field's /Opt and /V are edited once for all of them: a line edited on one widget
+/// is edited on the widgets of the same field that show the same line too.
+fn with_siblings(
+    views: &[View],
+    edit: &Edit,
+    matcher: &Matcher,
+    mut selected: Vec<Vec<Match>>,
+) -> Vec<Vec<Match>> {
+    let choice = |v: &View| {
+        v.cand
+            .field
+            .as_ref()
+            .filter(|f| matches!(f.kind, Kind::List | Kind::Combo))
+            .map(|f| f.id)
+    };
+    let mut added: Vec<(usize, Match)> = Vec::new();
+    for (vi, ms) in selected.iter().enumerate() {
+        let Some(field) = choice(&views[vi]) else {
+            continue;
+        };
+        for m in ms {
+            let Some(line) = views[vi].model.lines.get(m.line) else {
+                continue;
+            };
+            for (vj, other) in views.iter().enumerate() {
+                if vj == vi || choice(other) != Some(field) {
+                    continue;
+                }
+                let same = page_matches(&other.model, matcher, edit, None)
+                    .into_iter()
+                    .find(|o| {
+                        (o.start, o.end) == (m.start, m.end)
+                            && other.model.lines.get(o.line).map(|l| &l.text) == Some(&line.text)
+                    });
+                let taken = |o: &Match| {
+                    selected[vj]
+                        .iter()
+                        .chain(added.iter().filter(|a| a.0 == vj).map(|a| &a.1))
+                        .any(|t| (t.line, t.start) == (o.line, o.start))
+                };
+                if let Some(mut o) = same.filter(|o| !taken(o)) {
+                    o.page = other.cand.page;
+                    o.replacement.clone_from(&m.replacement);
+                    added.push((vj, o));
+                }
+            }
+        }
+    }
+    for (vj, o) in added {
+        selected[vj].push(o);
+    }
+    selected
 }
 
 /// Plans and writes one annotation's matches into its appearance copy.

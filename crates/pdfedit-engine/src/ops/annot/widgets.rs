@@ -55,7 +55,10 @@ fn squash(s: &str) -> String {
 }
 
 /// Each edited line of the appearance: (its text before, its text after).
-fn edited_lines(model: &PageModel, edits: &[(usize, usize, usize, String)]) -> Vec<(String, String)> {
+fn edited_lines(
+    model: &PageModel,
+    edits: &[(usize, usize, usize, String)],
+) -> Vec<(String, String)> {
     let mut lines: Vec<usize> = edits.iter().map(|e| e.0).collect();
     lines.sort_unstable();
     lines.dedup();
@@ -107,7 +110,11 @@ fn update_caption(
     widget: ObjectId,
     lines: &[(String, String)],
 ) -> Result<(), String> {
-    let mk = match doc.get_dictionary(widget).map_err(|e| e.to_string())?.get(b"MK") {
+    let mk = match doc
+        .get_dictionary(widget)
+        .map_err(|e| e.to_string())?
+        .get(b"MK")
+    {
         Ok(Object::Reference(id)) => Some(*id),
         Ok(Object::Dictionary(_)) => None,
         _ => return Ok(()),
@@ -164,6 +171,11 @@ fn update_choice(
             opt_changed = true;
         } else if values.iter().any(|v| squash(v) == *old) {
             renamed.push((old.clone(), new.clone()));
+        } else if options.iter().any(|(_, d)| squash(d) == *new)
+            || values.iter().any(|v| squash(v) == *new)
+        {
+            // Already renamed for a widget of the same field shown before this one.
+            continue;
         } else {
             return Err(format!(
                 "the field {} shows \"{old}\", which is neither one of its options nor its \
@@ -188,7 +200,9 @@ fn update_choice(
             .find(|(o, _)| squash(o) == squash(v))
             .map_or_else(|| v.clone(), |(_, n)| n.clone())
     };
-    let d = doc.get_dictionary_mut(field.id).map_err(|e| e.to_string())?;
+    let d = doc
+        .get_dictionary_mut(field.id)
+        .map_err(|e| e.to_string())?;
     if opt_changed {
         d.set("Opt", Object::Array(opt));
     }
