@@ -183,7 +183,7 @@ pub(super) fn drop_appearances(doc: &mut Document, ids: &[ObjectId]) {
 }
 
 /// Annotations on the pages of `edit`'s scope whose normal appearance draws the text where
-/// the string scan cannot read it (glyph ids of a CID font, as in a signature's
+/// the string scan of `finish` cannot read it (glyph ids of a CID font, as in a signature's
 /// appearance): (annotation, page). With `region` or `span_ids`, only annotations inside
 /// the region or over one of those spans.
 pub(super) fn drawn_text(
@@ -216,6 +216,16 @@ pub(super) fn drawn_text(
                 _ => true,
             };
             if !in_region || !on_span {
+                continue;
+            }
+            // Literal text is cut by `finish`, which keeps the rest of the appearance.
+            let literal = |t: &str| -> Vec<(usize, usize)> {
+                line_matches(matcher, t, "")
+                    .into_iter()
+                    .map(|(s, e, _)| (s, e))
+                    .collect()
+            };
+            if appearance_shows(&run.doc, annot, &literal) {
                 continue;
             }
             let lines = drawn::appearance_lines(&mut run.doc, &mut run.fonts, stream);
