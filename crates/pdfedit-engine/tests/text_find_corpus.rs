@@ -28,8 +28,9 @@ const SAMPLE: usize = 60;
 /// and a redaction removing an appearance that draws the text by glyph ids: replace 2357
 /// (99.7 %), redact 2360 (99.8 %). What is left: two words of the Medicare form that no
 /// line holds (p15 "WITH", p16 "DO"), one vertical Japanese "る。" of the Kampo gazette
-/// found outside its span's box, and WeasyPrint's Arabic (shaped presentation forms, a
-/// word whose reading has an unmapped glyph).
+/// found outside its span's box, and four words of WeasyPrint's Arabic page (replace
+/// misses three that redaction finds, both miss a word whose reading holds an unmapped
+/// glyph).
 const BAR_PERCENT: [usize; 2] = [99, 99];
 
 /// One sampled word: the span it came from and its text.
