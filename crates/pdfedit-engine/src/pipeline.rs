@@ -281,6 +281,7 @@ fn locate_edit(
             _ => {
                 annot::locate(run, edit, matcher, spans)?
                     || !form::text::field_edits(&run.doc, edit, matcher, spans).is_empty()
+                    || run.cut_match(edit, matcher, spans)?.is_some()
             }
         };
     if !found {
@@ -334,6 +335,19 @@ fn run_edit(
         return Ok(());
     }
     if run.timed_edit(|run| run.form_text(edit, matcher, spans, policy))? {
+        return Ok(());
+    }
+    if let Some(m) = run.timed_edit(|run| run.cut_match(edit, matcher, spans))? {
+        run.fail(
+            edit,
+            FailReason::UnsupportedLayout,
+            format!(
+                "\"{}\" on page {} is drawn by glyphs that also draw the text around it (a \
+                 ligature, or a shaped cluster mapped to a whole word); a replace or delete \
+                 cannot change part of a glyph (a redaction can)",
+                m.found, m.page
+            ),
+        );
         return Ok(());
     }
     run.result.unmatched.push(Unmatched {

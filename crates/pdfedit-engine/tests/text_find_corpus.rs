@@ -26,11 +26,12 @@ const SAMPLE: usize = 60;
 /// push-button captions, list and combo options and signature appearances edited in their
 /// widget appearance, a match whose font box is far taller than its ink kept in its span,
 /// and a redaction removing an appearance that draws the text by glyph ids: replace 2357
-/// (99.7 %), redact 2360 (99.8 %). What is left: two words of the Medicare form that no
-/// line holds (p15 "WITH", p16 "DO"), one vertical Japanese "る。" of the Kampo gazette
-/// found outside its span's box, and four words of WeasyPrint's Arabic page (replace
-/// misses three that redaction finds, both miss a word whose reading holds an unmapped
-/// glyph).
+/// (99.7 %), redact 2360 (99.8 %); with a replace of text that only part of a glyph draws
+/// (a WeasyPrint cluster mapped to a whole word) failing with its reason: replace 2360
+/// (99.8 %). What is left: two words of the Medicare form that no line holds (p15
+/// "WITH", p16 "DO"), one vertical Japanese "る。" of the Kampo gazette found outside its
+/// span's box, and a word of WeasyPrint's Arabic page whose reading holds an unmapped
+/// glyph.
 const BAR_PERCENT: [usize; 2] = [99, 99];
 
 /// One sampled word: the span it came from and its text.
