@@ -28,8 +28,8 @@ const SAMPLE: usize = 60;
 /// and a redaction removing an appearance that draws the text by glyph ids: replace 2357
 /// (99.7 %), redact 2360 (99.8 %); with a replace of text that only part of a glyph draws
 /// (a WeasyPrint cluster mapped to a whole word) failing with its reason: replace 2360
-/// (99.8 %). What is left: two words of the Medicare form that no line holds (p15
-/// "WITH", p16 "DO"), one vertical Japanese "る。" of the Kampo gazette found outside its
+/// (99.8 %). What is left: two words of the Medicare form's diagonal "DO NOT SEND THIS
+/// PAGE WITH YOUR CLAIM" that no line holds (p15 "WITH", p16 "DO"), one vertical Japanese "る。" of the Kampo gazette found outside its
 /// span's box, and a word of WeasyPrint's Arabic page whose reading holds an unmapped
 /// glyph.
 const BAR_PERCENT: [usize; 2] = [99, 99];
