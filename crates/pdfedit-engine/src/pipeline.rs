@@ -282,10 +282,11 @@ fn locate_edit(
     let matches = run.timed_edit(|run| run.find(edit, matcher, spans))?;
     let found = !matches.is_empty()
         || match edit.op {
-            EditOp::Redact => redact::locate(run, edit, matcher)?,
+            EditOp::Redact => redact::locate(run, edit, matcher, spans)?,
             _ => {
                 annot::locate(run, edit, matcher, spans)?
                     || !form::text::field_edits(&run.doc, edit, matcher, spans).is_empty()
+                    || run.cut_match(edit, matcher, spans)?.is_some()
             }
         };
     if !found {
@@ -330,7 +331,7 @@ fn run_edit(
         }
     }
     if edit.op == EditOp::Redact {
-        return run.timed_edit(|run| redact::apply(run, edit, matcher, matches));
+        return run.timed_edit(|run| redact::apply(run, edit, matcher, matches, spans));
     }
     if !matches.is_empty() {
         return run.timed_edit(|run| run.apply(edit, matches, policy, 0));
@@ -339,6 +340,19 @@ fn run_edit(
         return Ok(());
     }
     if run.timed_edit(|run| run.form_text(edit, matcher, spans, policy))? {
+        return Ok(());
+    }
+    if let Some(m) = run.timed_edit(|run| run.cut_match(edit, matcher, spans))? {
+        run.fail(
+            edit,
+            FailReason::UnsupportedLayout,
+            format!(
+                "\"{}\" on page {} is drawn by glyphs that also draw the text around it (a \
+                 ligature, or a shaped cluster mapped to a whole word); a replace or delete \
+                 cannot change part of a glyph (a redaction can)",
+                m.found, m.page
+            ),
+        );
         return Ok(());
     }
     run.result.unmatched.push(Unmatched {

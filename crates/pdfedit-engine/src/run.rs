@@ -193,6 +193,41 @@ impl Run {
         self.find_in_models(edit, matcher, spans)
     }
 
+    /// For a replace or delete that found nothing: the first place its text is drawn only
+    /// by glyphs that also draw text around it (a ligature, or a shaped cluster whose
+    /// `/ToUnicode` entry holds a whole word), where a redaction would find it; a replace
+    /// cannot change part of a glyph.
+    pub(crate) fn cut_match(
+        &mut self,
+        edit: &Edit,
+        matcher: &find::Matcher,
+        spans: Option<&[crate::read::PageText]>,
+    ) -> Result<Option<Match>, Error> {
+        if !matches!(edit.op, EditOp::Replace | EditOp::Delete) {
+            return Ok(None);
+        }
+        let as_redact = Edit {
+            op: EditOp::Redact,
+            ..edit.clone()
+        };
+        let found = self.find(&as_redact, matcher, spans)?;
+        Ok(found.into_iter().find(|m| !m.ocr && self.cuts_a_glyph(m)))
+    }
+
+    /// Whether match `m` begins or ends inside a glyph's text, or takes text from the
+    /// `/ToUnicode` entry of a glyph that stays.
+    fn cuts_a_glyph(&self, m: &Match) -> bool {
+        let Some(line) = self.models.get(&m.page).and_then(|p| p.lines.get(m.line)) else {
+            return false;
+        };
+        let at = |i: usize| line.byte_glyph.get(i).copied().flatten();
+        let first = at(m.start);
+        let last = m.end.checked_sub(1).and_then(at);
+        let cut_before = m.start > 0 && first.is_some() && at(m.start - 1) == first;
+        let cut_after = last.is_some() && at(m.end) == last;
+        !m.unicode_cuts.is_empty() || cut_before || cut_after
+    }
+
     /// The pages `edit`'s scope names, in order.
     fn wanted_pages(&self, edit: &Edit) -> Vec<u32> {
         let scope = &edit.scope;

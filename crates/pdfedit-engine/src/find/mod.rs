@@ -318,9 +318,25 @@ pub(crate) fn span_boxes(
 /// the smaller one. The span's box is PDFium's ink box and the match's the glyphs' advance
 /// from descent to ascent, so a short word's ink ("1", "on") covers well under half of its
 /// match box, and a match that lies in its span covers most of the span's ink.
+///
+/// A font whose ascent and descent are far taller than its ink (a signature appearance's
+/// font with a 2.3 em box) makes the match box a tall narrow cross over a long, flat span:
+/// such a match lies in the span too when the two overlap by half of the narrower along
+/// the line and the span's middle across the line lies inside the taller match box (the
+/// same across a vertical column).
 pub(crate) fn mostly_overlaps(m: [f64; 4], span: [f64; 4]) -> bool {
     let w = (m[2].min(span[2]) - m[0].max(span[0])).max(0.0);
     let h = (m[3].min(span[3]) - m[1].max(span[1])).max(0.0);
     let area = |b: [f64; 4]| ((b[2] - b[0]) * (b[3] - b[1])).max(1e-9);
-    w * h >= 0.5 * area(m).min(area(span))
+    if w * h >= 0.5 * area(m).min(area(span)) {
+        return true;
+    }
+    let (mw, mh) = (m[2] - m[0], m[3] - m[1]);
+    let (sw, sh) = (span[2] - span[0], span[3] - span[1]);
+    let mid = |lo: f64, hi: f64| (lo + hi) / 2.0;
+    let along_x =
+        w >= 0.5 * mw.min(sw) && sh <= mh && (m[1]..=m[3]).contains(&mid(span[1], span[3]));
+    let along_y =
+        h >= 0.5 * mh.min(sh) && sw <= mw && (m[0]..=m[2]).contains(&mid(span[0], span[2]));
+    along_x || along_y
 }

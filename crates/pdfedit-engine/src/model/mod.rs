@@ -1,7 +1,9 @@
 //! The page model an edit works on: the page's glyphs as our interpreter reads them
 //! (`pdf-content`), grouped into lines (`text`), with the page's display geometry; the
-//! document's fonts (`fonts`) and its AcroForm field tree (`form`).
+//! document's fonts (`fonts`) and its AcroForm field tree (`form`); the text an
+//! annotation's appearance draws (`drawn`).
 
+pub(crate) mod drawn;
 pub(crate) mod fonts;
 pub(crate) mod form;
 pub(crate) mod reading;

@@ -24,6 +24,8 @@ pub(crate) struct Candidate {
     pub page_id: ObjectId,
     /// The annotation dictionary.
     pub annot_id: ObjectId,
+    /// For a widget: the field it shows.
+    pub field: Option<super::widgets::WidgetField>,
 }
 
 /// An opened appearance.

@@ -1,6 +1,8 @@
-//! Replace and delete of text shown by FreeText annotations: their /Contents, /RC and
-//! appearance stream, not the page content. Used only when the page content does not hold
-//! the match (the page-content path runs first).
+//! Replace and delete of text shown by annotations rather than the page content: FreeText
+//! annotations (their /Contents, /RC and appearance stream), and the widgets whose
+//! appearance shows text that is not a field's value (a push button's caption, a list
+//! box's options, a combo box's option, a signature's appearance: see [`widgets`]). Used
+//! only when the page content does not hold the match (the page-content path runs first).
 //!
 //! The appearance is edited in place in its own content stream (see [`appearance`]): the
 //! same planning as a page replace, so the new text is drawn in the appearance's own font
@@ -19,6 +21,7 @@
 mod appearance;
 mod contents;
 mod holds;
+mod widgets;
 
 use std::collections::BTreeMap;
 
@@ -30,6 +33,7 @@ use crate::find::{
     anchor_end, inside, mostly_overlaps, page_matches, select, span_boxes, Match, Matcher,
 };
 use crate::model::fonts::DocFonts;
+use crate::model::form::Kind;
 use crate::model::text::display_box;
 use crate::plan::line::plan_page;
 use crate::plan::{streams, Planned, REFLOW_NEEDED};
@@ -44,9 +48,11 @@ use appearance::{Candidate, View};
 /// Annotations looked at per page; a page with more is not searched further.
 const MAX_ANNOTS_PER_PAGE: usize = 10_000;
 
-/// FreeText annotations (indirect ones) on the pages in `scope`.
+/// FreeText annotations (indirect ones) on the pages in `scope`, and the widgets of push
+/// buttons, signatures and choice fields ([`widgets`]).
 fn candidates(doc: &Document, scope: &Scope) -> Vec<Candidate> {
     let mut out = Vec::new();
+    let fields = widgets::widget_fields(doc);
     for (page, page_id) in doc.get_pages() {
         if scope.pages.as_ref().is_some_and(|p| !p.contains(&page)) {
             continue;
@@ -68,11 +74,15 @@ fn candidates(doc: &Document, scope: &Scope) -> Vec<Candidate> {
             let Ok(d) = doc.get_dictionary(annot_id) else {
                 continue;
             };
-            if d.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"FreeText".as_slice()) {
+            let field = fields.get(&annot_id);
+            let freetext =
+                d.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"FreeText".as_slice());
+            if freetext || field.is_some() {
                 out.push(Candidate {
                     page,
                     page_id,
                     annot_id,
+                    field: field.cloned(),
                 });
             }
         }
@@ -104,6 +114,7 @@ pub(crate) fn apply(
     let snapshot = run.doc.clone();
     let views = open_views(run, cands);
     let selected = find(run, &views, edit, matcher, spans);
+    let selected = with_siblings(&views, edit, matcher, selected);
     if selected.iter().all(Vec::is_empty) {
         run.rollback(snapshot);
         if holds::freetext_holds(&run.doc, &edit.scope, matcher) {
@@ -142,8 +153,19 @@ pub(crate) fn apply(
             .iter()
             .map(|m| (m.found.clone(), m.replacement.clone()))
             .collect();
-        let committed = contents::update(&mut run.doc, d.view.cand.annot_id, &pairs)
-            .and_then(|()| appearance::commit(&mut run.doc, &d.view));
+        let own_text = match &d.view.cand.field {
+            Some(f) => {
+                let edits: Vec<(usize, usize, usize, String)> = d
+                    .matches
+                    .iter()
+                    .map(|m| (m.line, m.start, m.end, m.replacement.clone()))
+                    .collect();
+                let widget = d.view.cand.annot_id;
+                widgets::update_field(&mut run.doc, f, widget, &d.view.model, &edits)
+            }
+            None => contents::update(&mut run.doc, d.view.cand.annot_id, &pairs),
+        };
+        let committed = own_text.and_then(|()| appearance::commit(&mut run.doc, &d.view));
         if let Err(message) = committed {
             run.rollback(snapshot);
             run.fail(edit, FailReason::AnnotationText, message);
@@ -232,6 +254,61 @@ fn find(
         out[vi].push(m);
     }
     out
+}
+
+/// A choice field shows its options (a combo box its value) on each of its widgets, and
+/// the field's /Opt and /V are edited once for all of them: a line edited on one widget
+/// is edited on the widgets of the same field that show the same line too.
+fn with_siblings(
+    views: &[View],
+    edit: &Edit,
+    matcher: &Matcher,
+    mut selected: Vec<Vec<Match>>,
+) -> Vec<Vec<Match>> {
+    let choice = |v: &View| {
+        v.cand
+            .field
+            .as_ref()
+            .filter(|f| matches!(f.kind, Kind::List | Kind::Combo))
+            .map(|f| f.id)
+    };
+    let mut added: Vec<(usize, Match)> = Vec::new();
+    for (vi, ms) in selected.iter().enumerate() {
+        let Some(field) = choice(&views[vi]) else {
+            continue;
+        };
+        for m in ms {
+            let Some(line) = views[vi].model.lines.get(m.line) else {
+                continue;
+            };
+            for (vj, other) in views.iter().enumerate() {
+                if vj == vi || choice(other) != Some(field) {
+                    continue;
+                }
+                let same = page_matches(&other.model, matcher, edit, None)
+                    .into_iter()
+                    .find(|o| {
+                        (o.start, o.end) == (m.start, m.end)
+                            && other.model.lines.get(o.line).map(|l| &l.text) == Some(&line.text)
+                    });
+                let taken = |o: &Match| {
+                    selected[vj]
+                        .iter()
+                        .chain(added.iter().filter(|a| a.0 == vj).map(|a| &a.1))
+                        .any(|t| (t.line, t.start) == (o.line, o.start))
+                };
+                if let Some(mut o) = same.filter(|o| !taken(o)) {
+                    o.page = other.cand.page;
+                    o.replacement.clone_from(&m.replacement);
+                    added.push((vj, o));
+                }
+            }
+        }
+    }
+    for (vj, o) in added {
+        selected[vj].push(o);
+    }
+    selected
 }
 
 /// Plans and writes one annotation's matches into its appearance copy.
@@ -385,6 +462,7 @@ fn verify_and_keep(
                     },
                     font_source: c.font_source,
                     font_used: c.font_used.clone(),
+                    field: d.view.cand.field.as_ref().map(|f| f.name.clone()),
                     ..change(edit, page.page, k.collateral, *area, crops)
                 });
             }

@@ -181,3 +181,61 @@ pub(super) fn drop_appearances(doc: &mut Document, ids: &[ObjectId]) {
         _ => {}
     }
 }
+
+/// Annotations on the pages of `edit`'s scope whose normal appearance draws the text where
+/// the string scan of `finish` cannot read it (glyph ids of a CID font, as in a signature's
+/// appearance): (annotation, page). With `region` or `span_ids`, only annotations inside
+/// the region or over one of those spans.
+pub(super) fn drawn_text(
+    run: &mut crate::run::Run,
+    edit: &crate::types::Edit,
+    matcher: &crate::find::Matcher,
+    spans: Option<&[crate::read::PageText]>,
+) -> Vec<(ObjectId, u32)> {
+    use crate::find::{inside, line_matches, mostly_overlaps, span_boxes};
+    use crate::model::{drawn, text::page_geom_box};
+    let scope = &edit.scope;
+    let ids = run.page_ids();
+    let mut out = Vec::new();
+    for page in super::scope_pages(run, edit) {
+        let Some(&page_id) = ids.get(&page) else {
+            continue;
+        };
+        for (annot, stream) in drawn::page_appearances(&run.doc, page_id) {
+            let Some(rect) = page_geom_box(&run.doc, page_id, annot) else {
+                continue;
+            };
+            let in_region = scope
+                .region
+                .as_ref()
+                .is_none_or(|r| r.page == page && inside(rect, r.bbox));
+            let on_span = match (&scope.span_ids, spans) {
+                (Some(ids), Some(spans)) => span_boxes(spans, page, ids)
+                    .iter()
+                    .any(|b| mostly_overlaps(rect, *b)),
+                _ => true,
+            };
+            if !in_region || !on_span {
+                continue;
+            }
+            // Literal text is cut by `finish`, which keeps the rest of the appearance.
+            let literal = |t: &str| -> Vec<(usize, usize)> {
+                line_matches(matcher, t, "")
+                    .into_iter()
+                    .map(|(s, e, _)| (s, e))
+                    .collect()
+            };
+            if appearance_shows(&run.doc, annot, &literal) {
+                continue;
+            }
+            let lines = drawn::appearance_lines(&mut run.doc, &mut run.fonts, stream);
+            if lines
+                .iter()
+                .any(|l| !line_matches(matcher, l, "").is_empty())
+            {
+                out.push((annot, page));
+            }
+        }
+    }
+    out
+}

@@ -61,10 +61,14 @@ pub(crate) fn apply(
     edit: &Edit,
     matcher: &Matcher,
     mut matches: Vec<Match>,
+    spans: Option<&[crate::read::PageText]>,
 ) -> Result<(), Error> {
     let pages = run.page_ids();
     matches.extend(wrapped(run, edit, matcher)?);
     if matches.is_empty() {
+        if drop_drawn(run, edit, matcher, spans)? {
+            return Ok(());
+        }
         return not_found(run, edit);
     }
     let snapshot = run.doc.clone();
@@ -87,6 +91,38 @@ pub(crate) fn apply(
         return Ok(());
     }
     verify_and_commit(run, edit, snapshot, plans)
+}
+
+/// A redaction found nowhere else, drawn by annotation appearances that the string scan
+/// of [`finish`] cannot read (glyph ids): those appearances are removed (listed in
+/// `removed[]`; a widget's field is drawn again by the viewer from its values). Returns
+/// whether there were any.
+fn drop_drawn(
+    run: &mut Run,
+    edit: &Edit,
+    matcher: &Matcher,
+    spans: Option<&[crate::read::PageText]>,
+) -> Result<bool, Error> {
+    let drawn = appearances::drawn_text(run, edit, matcher, spans);
+    if drawn.is_empty() {
+        return Ok(false);
+    }
+    let ids: Vec<lopdf::ObjectId> = drawn.iter().map(|d| d.0).collect();
+    appearances::drop_appearances(&mut run.doc, &ids);
+    for (id, page) in &drawn {
+        run.renders.remove(page);
+        run.result.removed.push(Removal {
+            edit_index: edit.index,
+            kind: "annotation",
+            page: Some(*page),
+            location: format!(
+                "object {} {} /AP (appearance removed: it draws \"{}\")",
+                id.0, id.1, edit.find
+            ),
+        });
+    }
+    run.current = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+    Ok(true)
 }
 
 /// A redaction that found nothing: `unmatched[]`, or `scanned_text` when pages in its
@@ -376,9 +412,14 @@ fn removed_ink(
 }
 
 /// Whether a redaction whose line search found nothing still finds its text, as
-/// [`apply`] and [`finish`] would: broken over lines, or in the document's other strings
-/// (annotations, metadata). Changes nothing.
-pub(crate) fn locate(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<bool, Error> {
+/// [`apply`] and [`finish`] would: broken over lines, in the document's other strings
+/// (annotations, metadata), or drawn by an annotation's appearance. Changes nothing.
+pub(crate) fn locate(
+    run: &mut Run,
+    edit: &Edit,
+    matcher: &Matcher,
+    spans: Option<&[crate::read::PageText]>,
+) -> Result<bool, Error> {
     if !wrapped(run, edit, matcher)?.is_empty() {
         return Ok(true);
     }
@@ -389,7 +430,8 @@ pub(crate) fn locate(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<bo
             .collect()
     };
     let mut copy = run.doc.clone();
-    Ok(!strings::scan(&mut copy, &find, false).is_empty())
+    Ok(!strings::scan(&mut copy, &find, false).is_empty()
+        || !appearances::drawn_text(run, edit, matcher, spans).is_empty())
 }
 
 /// Occurrences broken over lines, on the pages in scope. Scopes that pick single
