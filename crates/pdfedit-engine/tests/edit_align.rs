@@ -368,3 +368,49 @@ fn lengthening_a_justified_pdflatex_line_is_kept_with_both_edges() {
         }
     }
 }
+
+/// A phrase that ends a justified line grows into the line's word gaps only as far as they
+/// can give (a typesetter's shrink), never into the margin: past that the new text is
+/// condensed, and every word of the line stays a word (pdfTeX sets the line with `TJ`
+/// kerns; once a growth at the line's end took the margin as room and closed every gap,
+/// so pdftotext read "lengthofwordsshouldmatchthelanguage.Hello,").
+#[test]
+fn a_phrase_ending_a_justified_line_keeps_the_line_s_word_gaps() {
+    let Some(pdf) = common::load("font-type1-pdflatex-4p.pdf") else {
+        return;
+    };
+    let Some(before) = lines(&pdf, 4) else {
+        eprintln!("SKIP: pdftotext not available");
+        return;
+    };
+    let phrase = "Hello, here is some text without a meaning.";
+    let ending: Vec<TextLine> = before
+        .iter()
+        .filter(|l| l.0.ends_with(phrase) && l.0.len() > phrase.len())
+        .cloned()
+        .collect();
+    assert!(!ending.is_empty(), "no line of page 4 ends with the phrase");
+    let r = replace(&pdf, phrase, &format!("{phrase} Hello,"), Some(4));
+    assert!(r.failed.is_empty(), "{:?}", r.failed);
+    let after = lines(&r.pdf, 4).expect("pdftotext");
+    for o in &ending {
+        let now = line_at(&after, "Hello,", o.1[1]).expect("the line after");
+        let words_before = o.0.split_whitespace().count();
+        assert_eq!(
+            now.0.split_whitespace().count(),
+            words_before + 1,
+            "{:?} became {:?}",
+            o.0,
+            now.0
+        );
+        for (edge, name) in [(0, "left"), (2, "right")] {
+            assert!(
+                (now.1[edge] - o.1[edge]).abs() <= 0.5,
+                "{name} edge {:.2} → {:.2} on {:?}",
+                o.1[edge],
+                now.1[edge],
+                now.0
+            );
+        }
+    }
+}

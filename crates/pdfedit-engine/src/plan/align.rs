@@ -474,6 +474,20 @@ pub(crate) fn justified_slack(model: &PageModel, seg: &Segment, members: &[usize
     last_unit as f64 * GAP_SHRINK * narrowest
 }
 
+/// Whether the match (glyphs `members`) is the last thing segment `seg` draws: no glyph
+/// that draws ink follows it.
+pub(crate) fn ends_segment(model: &PageModel, seg: &Segment, members: &[usize]) -> bool {
+    let glyphs = &model.glyphs.glyphs;
+    let Some(hi) = members
+        .iter()
+        .filter_map(|g| seg.glyphs.iter().position(|x| x == g))
+        .max()
+    else {
+        return false;
+    };
+    seg.glyphs[hi + 1..].iter().all(|&g| blank(&glyphs[g]))
+}
+
 /// Whether the line reads a word gap between glyphs `a` and `b` (an inserted space).
 fn gap_before(line: &crate::model::text::Line, a: usize, b: usize) -> bool {
     let pa = line.byte_glyph.iter().rposition(|x| *x == Some(a));

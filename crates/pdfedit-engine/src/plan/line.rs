@@ -493,6 +493,14 @@ impl<'p> Planner<'p> {
                 Alignment::Left => None,
             };
             match (al, slack) {
+                // A match that ends its justified segment has the line's right edge after
+                // it, which stays: the room past it (to the margin) is not the new text's,
+                // only what the word gaps give up.
+                (Alignment::Justified, Some(slack))
+                    if align::ends_segment(model, &segs[me], members) =>
+                {
+                    room = old_span + slack / per_unit;
+                }
                 // Never less room than before the next word on the line.
                 (Alignment::Justified, Some(slack)) => room = room.max(old_span + slack / per_unit),
                 (_, Some(slack)) => room = old_span + slack / per_unit,
