@@ -9,20 +9,6 @@ use std::process::Command;
 
 use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, Fit, MatchMode, Occurrence, Scope};
 
-/// Same letters, rotated left by one inside every word ("Amount Due" → "mountA ueD").
-fn rotate_words(s: &str) -> String {
-    s.split(' ')
-        .map(|w| {
-            let mut c: Vec<char> = w.chars().collect();
-            if c.len() > 1 {
-                c.rotate_left(1);
-            }
-            c.into_iter().collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Password arguments for a tool: qpdf wants `--password=`, poppler `-upw`/`-opw`.
 fn pw_args(cmd: &str, pw: &Password) -> Vec<String> {
     match (cmd, pw) {
@@ -175,10 +161,10 @@ fn corpus_replace_success_rate() {
             if phrase.starts_with("OCR:") || phrase.chars().count() < 3 {
                 continue;
             }
-            let same = rotate_words(phrase);
+            let same = common::rotate_words(phrase);
             // 30 % longer, from the phrase's own letters (the subsets hold those glyphs).
             // A trailing hyphen would read as a hyphenated line end, which pdftotext joins.
-            let extra: String = rotate_words(phrase)
+            let extra: String = common::rotate_words(phrase)
                 .chars()
                 .filter(|c| !c.is_whitespace())
                 .take(phrase.chars().count().div_ceil(10) * 3)

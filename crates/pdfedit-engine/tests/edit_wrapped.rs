@@ -17,20 +17,6 @@ fn count(text: &str, phrase: &str) -> usize {
     squash(text).matches(phrase).count()
 }
 
-/// Same letters, rotated left by one inside every word (the subset fonts hold them).
-fn rotate_words(s: &str) -> String {
-    s.split(' ')
-        .map(|w| {
-            let mut c: Vec<char> = w.chars().collect();
-            if c.len() > 1 {
-                c.rotate_left(1);
-            }
-            c.into_iter().collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn run(
     pdf: &[u8],
     op: EditOp,
@@ -86,7 +72,7 @@ fn every_occurrence_is_replaced_wrapped_ones_too() {
             "{name}: the phrase no longer wraps in the corpus copy"
         );
 
-        let new = rotate_words(phrase);
+        let new = common::rotate_words(phrase);
         let r = run(&pdf, EditOp::Replace, phrase, &new, None);
         assert!(
             r.failed.is_empty() && r.unmatched.is_empty(),

@@ -118,13 +118,7 @@ pub(crate) fn plan_shift(
         .map_or_else(|| moving_glyphs(model, &rest, last, visible), Ok)?;
     let dir = writing_dir(lg);
     let along = |g: &Glyph| g.trm[4] * dir[0] + g.trm[5] * dir[1];
-    let end_of = |g: &Glyph| {
-        let b = g.bbox;
-        [(b[0], b[1]), (b[2], b[3]), (b[0], b[3]), (b[2], b[1])]
-            .iter()
-            .map(|(x, y)| x * dir[0] + y * dir[1])
-            .fold(f64::NEG_INFINITY, f64::max)
-    };
+    let end_of = |g: &Glyph| far_end(g, dir);
     let em = |g: &Glyph| (g.trm[2] * g.trm[2] + g.trm[3] * g.trm[3]).sqrt();
     // Word gaps only, from the phrase to the line's end.
     let mut prev = glyphs[last].clone();
@@ -192,6 +186,15 @@ pub(crate) fn plan_shift(
     })
 }
 
+/// How far glyph `g`'s box reaches along direction `dir` (its far corner).
+fn far_end(g: &Glyph, dir: [f64; 2]) -> f64 {
+    let b = g.bbox;
+    [(b[0], b[1]), (b[2], b[3]), (b[0], b[3]), (b[2], b[1])]
+        .iter()
+        .map(|(x, y)| x * dir[0] + y * dir[1])
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
 /// The glyphs of `rest` (the rest of a line after glyph `last`, in line order) before the
 /// first gap wider than a word gap (a column, a tab stop): an inline insert pushes those on
 /// while the text beyond the gap keeps its place ([`crate::plan::room::room_for_shift`]
@@ -199,13 +202,7 @@ pub(crate) fn plan_shift(
 fn before_gap(glyphs: &[Glyph], rest: &[usize], last: usize) -> Vec<usize> {
     let dir = writing_dir(&glyphs[last]);
     let along = |g: &Glyph| g.trm[4] * dir[0] + g.trm[5] * dir[1];
-    let end_of = |g: &Glyph| {
-        let b = g.bbox;
-        [(b[0], b[1]), (b[2], b[3]), (b[0], b[3]), (b[2], b[1])]
-            .iter()
-            .map(|(x, y)| x * dir[0] + y * dir[1])
-            .fold(f64::NEG_INFINITY, f64::max)
-    };
+    let end_of = |g: &Glyph| far_end(g, dir);
     let mut prev = &glyphs[last];
     for (k, &g) in rest.iter().enumerate() {
         let gl = &glyphs[g];

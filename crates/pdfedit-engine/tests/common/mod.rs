@@ -262,3 +262,18 @@ pub fn redact(pdf: &[u8], find: &str) -> pdfedit_engine::edit::EditResult {
     };
     edit(pdf, &request).expect("edit runs")
 }
+
+/// Same letters, rotated left by one inside every word ("Amount Due" → "mountA ueD"): a
+/// replacement that keeps the phrase's glyphs (the subset fonts hold them).
+pub fn rotate_words(s: &str) -> String {
+    s.split(' ')
+        .map(|w| {
+            let mut c: Vec<char> = w.chars().collect();
+            if c.len() > 1 {
+                c.rotate_left(1);
+            }
+            c.into_iter().collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
