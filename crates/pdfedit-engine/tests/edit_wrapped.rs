@@ -148,6 +148,10 @@ fn a_wrapped_occurrence_counts_once_and_is_deleted_whole() {
         "{:?}",
         r.changes.iter().map(|c| &c.find).collect::<Vec<_>>()
     );
+    // Each line's part is the phrase's words there, without the white space at the break.
+    for c in &r.changes {
+        assert_eq!(c.find, c.find.trim(), "{:?}", c.find);
+    }
     let after = common::pdftotext(&r.pdf, &[]).expect("pdftotext");
     assert_eq!(count(&after, phrase), total - 1);
     assert_eq!(count(&after, "Wrapped occurrence here"), 1);

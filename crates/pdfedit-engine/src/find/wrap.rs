@@ -206,7 +206,11 @@ pub(crate) fn add_wrapped(
                 .zip(news)
                 .enumerate()
                 .map(|(i, (p, new))| {
-                    let mut m = line_match(model, p.line, (p.start, p.end), new, &mut None)?;
+                    // The white space at the break (a line's trailing space) stays.
+                    let text = &model.lines[p.line].text[p.start..p.end];
+                    let start = p.start + (text.len() - text.trim_start().len());
+                    let end = p.end - (text.len() - text.trim_end().len());
+                    let mut m = line_match(model, p.line, (start, end.max(start)), new, &mut None)?;
                     m.wrapped = i > 0;
                     Some(m)
                 })
