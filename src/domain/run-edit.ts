@@ -37,6 +37,11 @@ export interface RunEditInput {
   /** watermarkOffAllowed(subject), when the caller already knows it (a batch asks once
    * for all its records); else it is read from the account. */
   watermarkOffAllowed?: boolean;
+  /** A batch record: every record edits the same template, so its engine process reuses
+   * the renders of the template's unedited pages (`options.template_cache`, kept per
+   * process by the exact bytes they show: crates/pdfedit-engine/src/template.rs). The
+   * result is the one an uncached edit gives. */
+  templateCache?: boolean;
 }
 
 export type EditBody = Awaited<ReturnType<typeof buildEditResult>>;
@@ -80,6 +85,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
         watermark_off_allowed: input.watermarkOffAllowed ?? (await watermarkOffAllowed(svc, input.subject)),
         ...ocr,
         lazy_previews: lazyPreviews,
+        ...(input.templateCache ? { template_cache: true } : {}),
         limits: PLANS[planOf(input.subject)].engineLimits,
       },
     },

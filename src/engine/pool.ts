@@ -395,22 +395,3 @@ export class EnginePool {
     await Promise.all(exits);
   }
 }
-
-/**
- * The pool as a batch's records use it: every edit asks its engine process to reuse what
- * is the same for all records of one template (`options.template_cache`: the renders of
- * the template's unedited pages, kept per process by the exact bytes they show; see
- * crates/pdfedit-engine/src/template.rs). The results are the ones an uncached edit gives.
- * Every other call, and all of the pool's state, is the pool's own.
- */
-export function withTemplateCache(pool: EnginePool): EnginePool {
-  const edit: EnginePool['edit'] = (task, timeoutMs) =>
-    pool.edit({ ...task, options: { ...task.options, template_cache: true } }, timeoutMs);
-  return new Proxy(pool, {
-    get(target, prop) {
-      if (prop === 'edit') return edit;
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}

@@ -4,9 +4,8 @@ import { fillEdits, MissingPlaceholderError } from '../domain/batch-placeholders
 import { failedEntries, unmatchedEntries } from '../domain/edit-failures.js';
 import { toEngineEdits } from '../domain/edit-request.js';
 import { type JobRequest, jobsDb, parseRequest, readJobInput } from '../domain/jobs.js';
-import { type EditServices, runEdit, watermarkOffAllowed } from '../domain/run-edit.js';
+import { runEdit, watermarkOffAllowed } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
-import { withTemplateCache } from '../engine/pool.js';
 import { ApiError } from '../kernel/api-error.js';
 import { Edits } from '../schemas/edit.js';
 import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
@@ -33,13 +32,10 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
   const request = parseRequest(job);
   const { owner, done } = runner.hold(jobId);
   // What every record of the shard shares, worked out once: the template's bytes (read on
-  // the first record, so an expired template fails each record as before), whether the
-  // account may turn the watermark off, and the engine as the records call it (every
-  // record edits the same template, so its engine process reuses the renders of the
-  // template's unedited pages; the result is the same as without).
+  // the first record, so an expired template fails each record as before), and whether the
+  // account may turn the watermark off.
   let template: Promise<Buffer | undefined> | undefined;
   const shared: ShardShared = {
-    svc: { config: svc.config, db: svc.db, blobs: svc.blobs, engine: withTemplateCache(svc.engine) },
     template: () => {
       template ??= readJobInput(svc, request);
       return template;
@@ -73,7 +69,6 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
 }
 
 interface ShardShared {
-  svc: EditServices;
   template: () => Promise<Buffer | undefined>;
   watermarkOff: Promise<boolean>;
 }
@@ -92,7 +87,7 @@ async function runAndStore(
   try {
     const pdf = await shared.template();
     entry = pdf
-      ? await runRecord(shared.svc, runner, job, request, pdf, await shared.watermarkOff, record)
+      ? await runRecord(runner, job, request, pdf, await shared.watermarkOff, record)
       : recordError(
           record.idx,
           new ApiError('not_found', 'The batch template expired before this record ran.'),
@@ -161,7 +156,6 @@ function recordError(index: number, err: ApiError): RecordEntry {
 }
 
 async function runRecord(
-  svc: EditServices,
   runner: RunnerContext,
   job: JobRow,
   request: JobRequest,
@@ -188,7 +182,7 @@ async function runRecord(
     throw err;
   }
   try {
-    const outcome = await runEdit(svc, {
+    const outcome = await runEdit(runner.svc, {
       owner: jobOwner(job),
       subject: jobSubject(job),
       // Billed once for the whole batch when it finishes (finalizeBatch).
@@ -204,6 +198,7 @@ async function runRecord(
       previewSourceId: request.input_file_id,
       timeoutMs: runner.svc.config.jobs.timeoutMs,
       watermarkOffAllowed: watermarkOff,
+      templateCache: true,
     });
     const r = outcome.result;
     if (outcome.kind === 'all_failed') {
