@@ -49,6 +49,23 @@ fn normal_stream(doc: &Document, annot: &Dictionary) -> Option<ObjectId> {
     Some(id)
 }
 
+/// Adds a page object that draws content stream `contents` with `resources` on
+/// `media_box`, so that the page machinery can read a form's content (an appearance) as it
+/// reads a page. The caller removes it again.
+pub(crate) fn scratch_page(
+    doc: &mut Document,
+    contents: ObjectId,
+    resources: Dictionary,
+    media_box: Object,
+) -> ObjectId {
+    let mut page = Dictionary::new();
+    page.set("Type", Object::Name(b"Page".to_vec()));
+    page.set("MediaBox", media_box);
+    page.set("Contents", Object::Reference(contents));
+    page.set("Resources", Object::Dictionary(resources));
+    doc.add_object(page)
+}
+
 /// The lines of text appearance stream `stream` draws. A scratch page drawing the stream
 /// with its resources is added to `doc` for the reading and removed again.
 pub(crate) fn appearance_lines(
@@ -72,13 +89,8 @@ pub(crate) fn appearance_lines(
         .ok()
         .cloned()
         .unwrap_or_else(|| Object::Array(vec![0.into(), 0.into(), 1000.into(), 1000.into()]));
-    let mut page = Dictionary::new();
-    page.set("Type", Object::Name(b"Page".to_vec()));
-    page.set("MediaBox", bbox);
-    page.set("Contents", Object::Reference(stream));
-    page.set("Resources", Object::Dictionary(resources));
     let max_id = doc.max_id;
-    let scratch = doc.add_object(page);
+    let scratch = scratch_page(doc, stream, resources, bbox);
     let read = {
         let doc: &Document = doc;
         let mut source = Source { doc, fonts };

@@ -25,12 +25,7 @@ pub(crate) fn write_stream(
     let compressed = enc.finish().map_err(|e| e.to_string())?;
     match stream {
         StreamId::PageContent { index, object_id } if shared(doc, model.page_id, object_id) => {
-            let original = doc
-                .get_object(object_id)
-                .and_then(Object::as_stream)
-                .map_err(|e| e.to_string())?;
-            let mut copy = Stream::new(original.dict.clone(), Vec::new());
-            set_flate(&mut copy, compressed);
+            let copy = flate_copy(doc, object_id, compressed)?;
             let copy_id = doc.add_object(copy);
             point_contents(doc, model.page_id, index, object_id, copy_id)
         }
@@ -43,12 +38,7 @@ pub(crate) fn write_stream(
             Ok(())
         }
         StreamId::Form { object_id } => {
-            let original = doc
-                .get_object(object_id)
-                .and_then(Object::as_stream)
-                .map_err(|e| e.to_string())?;
-            let mut copy = Stream::new(original.dict.clone(), Vec::new());
-            set_flate(&mut copy, compressed);
+            let copy = flate_copy(doc, object_id, compressed)?;
             let name = xobject_name(doc, model.page_id, object_id)
                 .ok_or_else(|| "the form is not drawn directly by the page".to_string())?;
             let copy_id = doc.add_object(copy);
@@ -107,6 +97,17 @@ fn point_contents(
         .map_err(|e| e.to_string())?
         .set("Contents", contents);
     Ok(())
+}
+
+/// A new stream with `object_id`'s dictionary and `compressed` (Flate) as its content.
+fn flate_copy(doc: &Document, object_id: ObjectId, compressed: Vec<u8>) -> Result<Stream, String> {
+    let original = doc
+        .get_object(object_id)
+        .and_then(Object::as_stream)
+        .map_err(|e| e.to_string())?;
+    let mut copy = Stream::new(original.dict.clone(), Vec::new());
+    set_flate(&mut copy, compressed);
+    Ok(copy)
 }
 
 fn set_flate(s: &mut Stream, compressed: Vec<u8>) {

@@ -135,15 +135,8 @@ pub(crate) fn open(doc: &mut Document, fonts: &mut DocFonts, cand: Candidate) ->
         .unwrap_or_default();
     let copy = Stream::new(stream.dict.clone(), stream.content.clone());
     let copy = doc.add_object(copy);
-    let mut page = Dictionary::new();
-    page.set("Type", Object::Name(b"Page".to_vec()));
-    page.set(
-        "MediaBox",
-        Object::Array(text_box.iter().map(|v| Object::Real(*v as f32)).collect()),
-    );
-    page.set("Contents", Object::Reference(copy));
-    page.set("Resources", Object::Dictionary(resources));
-    let scratch_page = doc.add_object(page);
+    let media_box = Object::Array(text_box.iter().map(|v| Object::Real(*v as f32)).collect());
+    let scratch_page = crate::model::drawn::scratch_page(doc, copy, resources, media_box);
     let model = read_model(doc, fonts, cand.page, scratch_page);
     let Some(model) = model else {
         close(doc, scratch_page, copy);
