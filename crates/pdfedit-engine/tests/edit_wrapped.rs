@@ -171,3 +171,40 @@ fn a_wrapped_occurrence_counts_once_and_is_deleted_whole() {
     let letters = |t: &str| t.split_whitespace().collect::<String>();
     assert_eq!(letters(&after), letters(&squashed.replace(phrase, "")));
 }
+
+#[test]
+fn a_wrapped_line_whose_words_stay_is_not_listed_as_a_change() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let (name, phrase) = WRAPPING[0];
+    let Some(pdf) = common::load(name) else {
+        return;
+    };
+    let Some(before) = common::pdftotext(&pdf, &[]) else {
+        return;
+    };
+    // Only the last words change: the wrapped occurrence's first line keeps its words.
+    let new = "Lorem ipsum dolor sat amen";
+    let r = run(&pdf, EditOp::Replace, phrase, new, None);
+    assert!(
+        r.failed.is_empty() && r.unmatched.is_empty(),
+        "{:?} {:?}",
+        r.failed,
+        r.unmatched
+    );
+    let rows: Vec<(&str, &str)> = r
+        .changes
+        .iter()
+        .map(|c| (c.find.as_str(), c.replace.as_str()))
+        .collect();
+    assert!(
+        rows.iter().all(|(f, n)| f != n),
+        "a change that changes nothing is listed: {rows:?}"
+    );
+    // One row per occurrence: the wrapped one is listed by its changed line only.
+    assert_eq!(rows.len(), count(&before, phrase), "{rows:?}");
+    let after = common::pdftotext(&r.pdf, &[]).expect("pdftotext");
+    assert_eq!(count(&after, phrase), 0);
+    assert_eq!(count(&after, new), count(&before, phrase));
+}

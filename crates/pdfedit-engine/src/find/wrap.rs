@@ -218,6 +218,7 @@ pub(crate) fn add_wrapped(
             let Some(whole) = whole else {
                 continue;
             };
+            let whole = drop_unchanged(whole);
             let head = (whole[0].line, whole[0].start);
             let at = out
                 .iter()
@@ -226,6 +227,24 @@ pub(crate) fn add_wrapped(
             out.splice(at..at, whole);
         }
     }
+}
+
+/// The parts of one wrapped occurrence that change: a line whose words stay as they are
+/// (a replace that keeps the words before the break) is no change and is left out, so the
+/// result lists only what was redrawn. The first part kept heads the occurrence. When no
+/// part changes (a replace by the same text), all are kept, as for a one-line match.
+fn drop_unchanged(parts: Vec<Match>) -> Vec<Match> {
+    if parts.iter().all(|m| m.found == m.replacement) {
+        return parts;
+    }
+    let mut kept: Vec<Match> = parts
+        .into_iter()
+        .filter(|m| m.found != m.replacement)
+        .collect();
+    for (i, m) in kept.iter_mut().enumerate() {
+        m.wrapped = i > 0;
+    }
+    kept
 }
 
 /// Where a line lies: writing direction, first origin, extent along the direction, size.
