@@ -119,6 +119,7 @@ fn edit_inner(
         previews: !request.options.lazy_previews,
         verify: crate::verify::Policy::default(),
         template: request.options.template_cache,
+        redacted_appearances: Vec::new(),
     };
     let mark_edited = classify(&mut run, &opened, request)?;
     let baseline = run.current.clone();

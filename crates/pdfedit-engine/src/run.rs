@@ -49,6 +49,10 @@ pub(crate) struct Run {
     /// Whether renders of the unedited document come from and go to the template cache
     /// (`options.template_cache`, [`crate::template`]).
     pub(crate) template: bool,
+    /// Annotations whose appearance a redaction already cut or removed, verified (see
+    /// `ops::redact`): the document-wide string scan after the edits leaves their
+    /// appearance alone and cuts only their /Contents and rich text.
+    pub(crate) redacted_appearances: Vec<lopdf::ObjectId>,
 }
 
 /// The OCR state of one edit run.

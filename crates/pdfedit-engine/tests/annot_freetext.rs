@@ -323,3 +323,70 @@ fn corpus_freetext_phrases_are_replaced() {
         assert!(qpdf_ok(&r.pdf));
     }
 }
+
+/// A redaction whose text only an annotation's appearance draws (here by glyph ids, which
+/// the string scan cannot cut) removes that appearance and is a verified change, not a
+/// `partial` result without one: corpus-eval's two `partial` redactions.
+#[test]
+fn redaction_of_annotation_text_is_a_verified_change() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let Some(files) = common::corpus() else {
+        return;
+    };
+    let path = files[0].path.with_file_name("annot-many-types.pdf");
+    let Ok(pdf) = std::fs::read(&path) else {
+        eprintln!("SKIP: annot-many-types.pdf is not in the corpus");
+        return;
+    };
+    for find in ["explanation text", "modified text"] {
+        let mut req = request(EditOp::Redact, find, "", Fit::Auto);
+        req.edits[0].scope = Scope::default();
+        let r = edit(&pdf, &req).expect("edit");
+        assert!(done(&r), "redact {find}: {:?} {:?}", r.failed, r.unmatched);
+        assert_eq!(r.changes.len(), 1, "{find}: {:?}", r.removed);
+        let c = &r.changes[0];
+        assert!(c.verified && c.collateral_pixels == 0, "{find}");
+        assert_eq!((c.page, c.op, c.find.as_str()), (1, EditOp::Redact, find));
+        assert!(
+            r.removed
+                .iter()
+                .any(|m| m.kind == "annotation" && m.location.contains("/AP")),
+            "{find}: {:?}",
+            r.removed
+        );
+        let (after, _) = engine_text(&r.pdf);
+        assert!(!after.contains(find), "{find}: {after}");
+        assert!(qpdf_ok(&r.pdf), "{find}");
+    }
+}
+
+/// A redaction of text that a FreeText appearance draws as literal strings cuts it from
+/// them, keeps the rest of the appearance (box, other words), and is a verified change;
+/// the string is cut from /Contents too.
+#[test]
+fn redaction_in_a_literal_appearance_keeps_the_rest() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let pdf = build();
+    let mut req = request(EditOp::Redact, "annotation", "", Fit::Auto);
+    req.edits[0].scope = Scope::default();
+    let r = edit(&pdf, &req).expect("edit");
+    assert!(done(&r), "{:?} {:?} {:?}", r.failed, r.unmatched, r.removed);
+    let c = &r.changes[0];
+    assert!(c.verified && c.page == 1);
+    assert!(
+        r.removed.iter().any(|m| m.location.contains("/AP: cut from")),
+        "{:?}",
+        r.removed
+    );
+    let (annot, layer) = engine_text(&r.pdf);
+    assert!(!annot.contains("annotation"), "{annot}");
+    assert!(annot.contains("Hello") && annot.contains("second line"), "{annot}");
+    assert_eq!(layer, "Hello page content.");
+    let contents = annot_string(&r.pdf, b"Contents").expect("contents");
+    assert!(!contents.contains("annotation"), "{contents}");
+    assert!(r.residual.is_empty(), "{:?}", r.residual);
+}

@@ -182,16 +182,26 @@ pub(super) fn drop_appearances(doc: &mut Document, ids: &[ObjectId]) {
     }
 }
 
-/// Annotations on the pages of `edit`'s scope whose normal appearance draws the text where
-/// the string scan of `finish` cannot read it (glyph ids of a CID font, as in a signature's
-/// appearance): (annotation, page). With `region` or `span_ids`, only annotations inside
-/// the region or over one of those spans.
+/// An annotation whose normal appearance shows a redaction's text.
+pub(super) struct Shown {
+    pub annot: ObjectId,
+    pub page: u32,
+    /// Its /Rect as a top-left display box.
+    pub rect: [f64; 4],
+    /// Drawn as literal text (which can be cut from the strings it is drawn by); else by
+    /// glyph ids, read by the page interpreter.
+    pub literal: bool,
+}
+
+/// Annotations on the pages of `edit`'s scope whose normal appearance draws the text, as
+/// literal strings or by glyph ids of a CID font (as in a signature's appearance). With
+/// `region` or `span_ids`, only annotations inside the region or over one of those spans.
 pub(super) fn drawn_text(
     run: &mut crate::run::Run,
     edit: &crate::types::Edit,
     matcher: &crate::find::Matcher,
     spans: Option<&[crate::read::PageText]>,
-) -> Vec<(ObjectId, u32)> {
+) -> Vec<Shown> {
     use crate::find::{inside, line_matches, mostly_overlaps, span_boxes};
     use crate::model::{drawn, text::page_geom_box};
     let scope = &edit.scope;
@@ -218,7 +228,6 @@ pub(super) fn drawn_text(
             if !in_region || !on_span {
                 continue;
             }
-            // Literal text is cut by `finish`, which keeps the rest of the appearance.
             let literal = |t: &str| -> Vec<(usize, usize)> {
                 line_matches(matcher, t, "")
                     .into_iter()
@@ -226,6 +235,12 @@ pub(super) fn drawn_text(
                     .collect()
             };
             if appearance_shows(&run.doc, annot, &literal) {
+                out.push(Shown {
+                    annot,
+                    page,
+                    rect,
+                    literal: true,
+                });
                 continue;
             }
             let lines = drawn::appearance_lines(&mut run.doc, &mut run.fonts, stream);
@@ -233,7 +248,12 @@ pub(super) fn drawn_text(
                 .iter()
                 .any(|l| !line_matches(matcher, l, "").is_empty())
             {
-                out.push((annot, page));
+                out.push(Shown {
+                    annot,
+                    page,
+                    rect,
+                    literal: false,
+                });
             }
         }
     }

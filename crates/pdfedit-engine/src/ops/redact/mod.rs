@@ -25,7 +25,7 @@ mod widths;
 use crate::types::FailReason;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::commit::{change, commit, Checks, PageCheck, Pair, Rules, Verdict};
+use crate::commit::{change, commit, Checks, PageCheck, Pair, Plain, Rules, Verdict};
 use crate::find::{line_matches, Match, Matcher};
 use crate::plan::streams;
 use crate::run::{timed, Run};
@@ -93,35 +93,89 @@ pub(crate) fn apply(
     verify_and_commit(run, edit, snapshot, plans)
 }
 
-/// A redaction found nowhere else, drawn by annotation appearances that the string scan
-/// of [`finish`] cannot read (glyph ids): those appearances are removed (listed in
-/// `removed[]`; a widget's field is drawn again by the viewer from its values). Returns
-/// whether there were any.
+/// A redaction found nowhere in the page text but drawn by annotation appearances: the
+/// text is cut from the strings an appearance draws it by (the rest of the appearance
+/// kept), and an appearance that draws it otherwise (glyph ids) or still shows it after the
+/// cut is removed (a widget's field is then drawn again by the viewer from its values);
+/// each is listed in `removed[]`. The pages are verified like any redaction: nothing
+/// outside the annotations' rects may change, and each annotation is a change (its box,
+/// its preview); collateral rolls the edit back. [`finish`] then cuts the string from the
+/// annotations' /Contents and rich text. Returns whether there were any.
 fn drop_drawn(
     run: &mut Run,
     edit: &Edit,
     matcher: &Matcher,
     spans: Option<&[crate::read::PageText]>,
 ) -> Result<bool, Error> {
-    let drawn = appearances::drawn_text(run, edit, matcher, spans);
-    if drawn.is_empty() {
+    let shown = appearances::drawn_text(run, edit, matcher, spans);
+    if shown.is_empty() {
         return Ok(false);
     }
-    let ids: Vec<lopdf::ObjectId> = drawn.iter().map(|d| d.0).collect();
-    appearances::drop_appearances(&mut run.doc, &ids);
-    for (id, page) in &drawn {
-        run.renders.remove(page);
-        run.result.removed.push(Removal {
-            edit_index: edit.index,
-            kind: "annotation",
-            page: Some(*page),
-            location: format!(
+    let snapshot = run.doc.clone();
+    let find = |t: &str| -> Vec<(usize, usize)> {
+        line_matches(matcher, t, "")
+            .into_iter()
+            .map(|(s, e, _)| (s, e))
+            .collect()
+    };
+    let mut by_page: BTreeMap<u32, Vec<(&appearances::Shown, String)>> = BTreeMap::new();
+    for a in &shown {
+        let (id, cut) = (
+            a.annot,
+            if a.literal {
+                appearances::cut_appearance(&mut run.doc, a.annot, &find)
+            } else {
+                0
+            },
+        );
+        let location = if cut > 0 && !appearances::appearance_shows(&run.doc, id, &find) {
+            format!(
+                "object {} {} /AP: cut from {cut} string(s) the appearance draws",
+                id.0, id.1
+            )
+        } else {
+            appearances::drop_appearances(&mut run.doc, &[id]);
+            format!(
                 "object {} {} /AP (appearance removed: it draws \"{}\")",
                 id.0, id.1, edit.find
-            ),
-        });
+            )
+        };
+        by_page.entry(a.page).or_default().push((a, location));
     }
-    run.current = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+    let new_bytes = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+    let pages: Vec<PageCheck> = by_page
+        .iter()
+        .map(|(&page, list)| {
+            let areas: Vec<[f64; 4]> = list.iter().map(|a| a.0.rect).collect();
+            PageCheck {
+                page,
+                shown: areas.clone(),
+                areas,
+                moved: Vec::new(),
+            }
+        })
+        .collect();
+    let rules = Rules::new(edit, "the annotation");
+    let verdict = commit(&mut run.verifier(), &rules, new_bytes, &pages, &mut Plain)?;
+    let Verdict::Kept(kept) = verdict else {
+        run.rollback(snapshot);
+        return Ok(true);
+    };
+    for ((page, list), k) in by_page.into_iter().zip(kept) {
+        for ((a, location), crops) in list.into_iter().zip(k.previews) {
+            run.redacted_appearances.push(a.annot);
+            run.result.changes.push(Change {
+                find: edit.find.clone(),
+                ..change(edit, page, k.collateral, a.rect, crops)
+            });
+            run.result.removed.push(Removal {
+                edit_index: edit.index,
+                kind: "annotation",
+                page: Some(page),
+                location,
+            });
+        }
+    }
     Ok(true)
 }
 
@@ -430,7 +484,7 @@ pub(crate) fn locate(
             .collect()
     };
     let mut copy = run.doc.clone();
-    Ok(!strings::scan(&mut copy, &find, false).is_empty()
+    Ok(!strings::scan(&mut copy, &find, false, &[]).is_empty()
         || !appearances::drawn_text(run, edit, matcher, spans).is_empty())
 }
 
@@ -519,7 +573,7 @@ pub(crate) fn finish(
                 .map(|(s, e, _)| (s, e))
                 .collect()
         };
-        let hits = strings::scan(&mut run.doc, &find, true);
+        let hits = strings::scan(&mut run.doc, &find, true, &run.redacted_appearances);
         if !hits.is_empty() {
             // Found and removed outside the page text (an annotation, metadata): the
             // edit did something, so it is not "not found".

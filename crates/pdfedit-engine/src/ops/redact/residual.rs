@@ -91,7 +91,7 @@ pub(crate) fn search(bytes: &[u8], edits: &[(&Edit, &Matcher)]) -> Result<Vec<Re
                 });
             }
         }
-        let hits = scan(&mut doc, &find, false);
+        let hits = scan(&mut doc, &find, false, &[]);
         let mut reported: BTreeSet<ObjectId> = BTreeSet::new();
         for h in hits {
             if let Some(id) = object_of(&h.location) {

@@ -233,8 +233,9 @@ impl Walk<'_> {
 
 /// Finds (and with `remove`, cuts out) the string in every object's text strings and in
 /// XMP and JavaScript streams; with `remove`, an annotation or widget that showed it loses
-/// its appearance streams (the viewer draws it again from the redacted values).
-pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool) -> Vec<Hit> {
+/// its appearance streams (the viewer draws it again from the redacted values), except the
+/// annotations in `done`, whose appearance was already redacted and verified.
+pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool, done: &[ObjectId]) -> Vec<Hit> {
     let info = doc.trailer.get(b"Info").and_then(Object::as_reference).ok();
     let encrypt = doc
         .trailer
@@ -296,7 +297,7 @@ pub(crate) fn scan(doc: &mut Document, find: Finder, remove: bool) -> Vec<Hit> {
         // shows it after that (split over several strings), or where it was not found as
         // literal text, is dropped.
         let mut lost = Vec::new();
-        for id in lost_appearance {
+        for id in lost_appearance.into_iter().filter(|id| !done.contains(id)) {
             let had_appearance = !appearance_streams(doc, id).is_empty();
             let cut_from = cut_appearance(doc, id, find);
             let page = pages.get(&id).copied();
@@ -426,7 +427,7 @@ mod tests {
             "Contents" => Object::string_literal("a Secret note"),
         });
         let f = finder("Secret");
-        let hits = scan(&mut doc, &f, true);
+        let hits = scan(&mut doc, &f, true, &[]);
         let kinds: BTreeSet<&str> = hits.iter().map(|h| h.kind).collect();
         assert_eq!(kinds, ["annotation", "metadata", "outline"].into());
         let text = |id: ObjectId, k: &[u8]| {
@@ -442,7 +443,7 @@ mod tests {
         assert_eq!(text(info, b"Title"), " plan");
         assert_eq!(text(item, b"Title"), "Das ");
         assert_eq!(text(annot, b"Contents"), "a  note");
-        assert!(scan(&mut doc, &f, false).is_empty());
+        assert!(scan(&mut doc, &f, false, &[]).is_empty());
     }
 
     #[test]
@@ -452,7 +453,7 @@ mod tests {
             "Type" => "Sig", "Name" => Object::string_literal("Secret"),
         });
         let f = finder("Secret");
-        assert!(scan(&mut doc, &f, false).is_empty());
+        assert!(scan(&mut doc, &f, false, &[]).is_empty());
     }
 
     #[test]
