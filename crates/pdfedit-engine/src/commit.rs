@@ -133,12 +133,13 @@ pub(crate) struct Rules<'a> {
 }
 
 impl<'a> Rules<'a> {
-    /// Collateral rolls `edit` back; the message says it lies outside `outside`.
+    /// Collateral rolls `edit` back; the message says it lies outside `outside`, and
+    /// where (page and box), so a user can see what is in the way.
     pub(crate) fn new(edit: &'a Edit, outside: &'static str) -> Self {
         Self {
             edit,
             outside,
-            locate: false,
+            locate: true,
             roll_back: true,
         }
     }

@@ -378,13 +378,18 @@ fn redaction_in_a_literal_appearance_keeps_the_rest() {
     let c = &r.changes[0];
     assert!(c.verified && c.page == 1);
     assert!(
-        r.removed.iter().any(|m| m.location.contains("/AP: cut from")),
+        r.removed
+            .iter()
+            .any(|m| m.location.contains("/AP: cut from")),
         "{:?}",
         r.removed
     );
     let (annot, layer) = engine_text(&r.pdf);
     assert!(!annot.contains("annotation"), "{annot}");
-    assert!(annot.contains("Hello") && annot.contains("second line"), "{annot}");
+    assert!(
+        annot.contains("Hello") && annot.contains("second line"),
+        "{annot}"
+    );
     assert_eq!(layer, "Hello page content.");
     let contents = annot_string(&r.pdf, b"Contents").expect("contents");
     assert!(!contents.contains("annotation"), "{contents}");
