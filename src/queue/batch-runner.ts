@@ -248,24 +248,26 @@ async function runRecord(
     throw err;
   }
   try {
-    const outcome = await runEdit(runner.svc, {
-      owner: jobOwner(job),
-      subject: jobSubject(job),
-      // Billed once for the whole batch when it finishes (finalizeBatch).
-      workId: undefined,
-      pdf,
-      password: request.password ?? undefined,
-      edits,
-      options: request.options ?? undefined,
-      mark: sampleMarkFor(jobOwner(job)),
-      sourceFileId: request.source_file_id ?? undefined,
-      // A template given by URL: the job's copy of it is what the before previews show,
-      // rendered when fetched (the engine draws no preview crops for each record).
-      previewSourceId: request.input_file_id,
-      timeoutMs: runner.svc.config.jobs.timeoutMs,
-      watermarkOffAllowed: watermarkOff,
-      templateCache: true,
-    });
+    const outcome = await whenEngineTakesIt(runner, () =>
+      runEdit(runner.svc, {
+        owner: jobOwner(job),
+        subject: jobSubject(job),
+        // Billed once for the whole batch when it finishes (finalizeBatch).
+        workId: undefined,
+        pdf,
+        password: request.password ?? undefined,
+        edits,
+        options: request.options ?? undefined,
+        mark: sampleMarkFor(jobOwner(job)),
+        sourceFileId: request.source_file_id ?? undefined,
+        // A template given by URL: the job's copy of it is what the before previews show,
+        // rendered when fetched (the engine draws no preview crops for each record).
+        previewSourceId: request.input_file_id,
+        timeoutMs: runner.svc.config.jobs.timeoutMs,
+        watermarkOffAllowed: watermarkOff,
+        templateCache: true,
+      }),
+    );
     const r = outcome.result;
     if (outcome.kind === 'all_failed') {
       return {
@@ -291,6 +293,23 @@ async function runRecord(
   } catch (err) {
     if (err instanceof ApiError) return recordError(index, err);
     throw err;
+  }
+}
+
+/**
+ * Runs `call`, again after a pause while the engine's queue is full (429 rate_limited): a
+ * worker's shards together may hold more records than the pool queues (each keeps two per
+ * engine process in flight), and a full queue is no fault of the record's. Gives up (the
+ * record keeps the error) only when the runner stops.
+ */
+async function whenEngineTakesIt<T>(runner: RunnerContext, call: () => Promise<T>): Promise<T> {
+  for (let pause = 50; ; pause = Math.min(2 * pause, 1_000)) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 'rate_limited') || runner.stopping) throw err;
+      await new Promise((r) => setTimeout(r, pause));
+    }
   }
 }
 
