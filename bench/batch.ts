@@ -28,6 +28,61 @@ export interface BatchBenchRow {
   records: number;
   seconds: number;
   recordsPerSecond: number;
+  /** CPU time per record (ms) of the worker's main process and of its engine processes,
+   * from the job's start to its finish as the bench saw them (Linux /proc; NaN elsewhere).
+   * Unlike wall time, these hold on a machine shared with other work. */
+  mainCpuMs: number;
+  engineCpuMs: number;
+}
+
+/** CPU time (ms) used so far by process `pid` (utime + stime of /proc/PID/stat); NaN if unknown. */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at state (field 3).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Linux's USER_HZ: /proc times are in 1/100 s on every architecture Node runs on. */
+const CLOCK_TICKS = 100;
+
+/** The process ids of `pid`'s children and their children (the engine processes are
+ * exec'd by prlimit in place, so they are the worker's children). */
+function descendants(pid: number, depth = 0): number[] {
+  if (depth > 3) return [];
+  try {
+    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
+    return kids.map(Number).flatMap((k) => [k, ...descendants(k, depth + 1)]);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * CPU ms of the worker since `since` and of its engine processes since each was first seen
+ * (an engine process starts with the first record: its start-up is left out, up to one
+ * poll's worth). Engine processes seen before are kept in `seen` with their first reading.
+ */
+function cpuSince(
+  worker: ChildProcess,
+  since: number,
+  seen: Map<number, number>,
+): { main: number; engines: number } {
+  const pid = worker.pid ?? 0;
+  let engines = 0;
+  for (const p of descendants(pid)) {
+    const now = cpuMs(p);
+    if (!seen.has(p)) seen.set(p, now);
+    engines += now - seen.get(p)!;
+  }
+  return { main: cpuMs(pid) - since, engines };
 }
 
 async function once(processes: number, records: number, pdf: Buffer): Promise<BatchBenchRow> {
@@ -69,6 +124,9 @@ async function once(processes: number, records: number, pdf: Buffer): Promise<Ba
     });
     if (res.statusCode !== 202) throw new Error(`batch refused: ${res.body}`);
     const jobId: string = res.json().job_id;
+    // CPU is counted from the poll that first sees the job started.
+    let mainAtStart: number | undefined;
+    const engineAtStart = new Map<number, number>();
     for (;;) {
       const row = await jobsDb(api.db)
         .selectFrom('jobs')
@@ -78,9 +136,21 @@ async function once(processes: number, records: number, pdf: Buffer): Promise<Ba
       if (row.finished_at !== null && row.started_at !== null) {
         if (row.status !== 'done') throw new Error(`batch finished ${row.status}`);
         const seconds = (row.finished_at - row.started_at) / 1000;
-        return { processes, records, seconds, recordsPerSecond: records / seconds };
+        const cpu = cpuSince(children[0]!, mainAtStart ?? Number.NaN, engineAtStart);
+        return {
+          processes,
+          records,
+          seconds,
+          recordsPerSecond: records / seconds,
+          mainCpuMs: cpu.main / records,
+          engineCpuMs: cpu.engines / records,
+        };
       }
-      await new Promise((r) => setTimeout(r, 100));
+      if (row.started_at !== null) {
+        mainAtStart ??= cpuMs(children[0]!.pid ?? 0);
+        cpuSince(children[0]!, mainAtStart, engineAtStart);
+      }
+      await new Promise((r) => setTimeout(r, 20));
     }
   } finally {
     for (const c of children) c.kill('SIGTERM');
@@ -126,7 +196,7 @@ export async function benchBatch(
   );
   for (const r of rows) {
     console.log(
-      `  ${r.processes} engine process(es): ${r.records} records in ${r.seconds.toFixed(1)} s = ${r.recordsPerSecond.toFixed(1)} records/s`,
+      `  ${r.processes} engine process(es): ${r.records} records in ${r.seconds.toFixed(1)} s = ${r.recordsPerSecond.toFixed(1)} records/s; CPU per record: ${r.mainCpuMs.toFixed(1)} ms main process, ${r.engineCpuMs.toFixed(1)} ms engine processes`,
     );
   }
   return rows;

@@ -11,16 +11,16 @@ import { Edits } from '../schemas/edit.js';
 import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
 import { finishJob } from './finish.js';
 import { jobOwner, jobSubject, MAX_ATTEMPTS, type RunnerContext } from './job-context.js';
-import { claimRecord, joinBatch } from './leases.js';
+import { claimRecords, joinBatch, unclaimRecords } from './leases.js';
 
 const editsCheck = TypeCompiler.Compile(Edits);
 
 /**
  * One shard of a batch: claims records (any shard, in any process, may take any record
  * nobody holds), runs each through the same edit path as POST /v1/edit, and stores its
- * `records[]` entry. A shard keeps as many records in flight as the engine has processes,
- * so one shard alone keeps every engine process busy (issue 18 item 3), and a record's
- * storage and bookkeeping overlap another's engine call. Whoever sees every record
+ * `records[]` entry. A shard keeps two records in flight per engine process, so one shard
+ * alone keeps every engine process busy (issue 18 item 3): a record's storage and
+ * bookkeeping overlap another's engine call. Whoever sees every record
  * finished finalises the job: one charge for the whole batch (work id = job id, so a
  * re-run bills nothing more), the job row, and the webhook.
  */
@@ -45,12 +45,24 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
   // Read before any record awaits it: a failed read must not go unhandled meanwhile (each
   // record that awaits it still gets the error).
   shared.watermarkOff.catch(() => {});
+  // Two records in flight per engine process: while the main thread stores one record
+  // and claims the next, the engine already runs another (one per process left the
+  // process idle during that time). Lanes take records from a shard-local stock that is
+  // claimed a lane's worth at a time (one statement for several records).
+  const lanes = 2 * Math.max(1, svc.config.engineProcesses);
+  const stock = new RecordStock(runner, jobId, owner, leaseMs, lanes);
   // A lane that fails untyped stops the others from claiming more; all of them finish
   // what they hold before the shard gives up its leases.
   let failure: { err: unknown } | undefined;
   const lane = async () => {
     while (!runner.stopping && !failure) {
-      const record = await claimRecord(svc.db, jobId, owner, svc.config.now(), leaseMs);
+      let record: JobRecordRow | undefined;
+      try {
+        record = await stock.next();
+      } catch (err) {
+        failure ??= { err };
+        break;
+      }
       if (!record) break;
       try {
         await runAndStore(runner, job, request, shared, record, owner);
@@ -60,12 +72,66 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, svc.config.engineProcesses) }, lane));
+    await Promise.all(Array.from({ length: lanes }, lane));
+    // Claimed but not started (the shard stops, or a lane failed): claimable again at once.
+    await stock.giveBack();
   } finally {
     done();
   }
   if (failure) throw failure.err;
   if (!runner.stopping) await finalizeBatch(runner, job);
+}
+
+/** The records a shard claimed and has not started yet; refilled one claim at a time. */
+class RecordStock {
+  private readonly held: JobRecordRow[] = [];
+  private refill: Promise<void> | undefined;
+  private exhausted = false;
+
+  constructor(
+    private readonly runner: RunnerContext,
+    private readonly jobId: string,
+    private readonly owner: string,
+    private readonly leaseMs: number,
+    private readonly batch: number,
+  ) {}
+
+  /** The next record to run, or undefined when the batch has none left to claim. */
+  async next(): Promise<JobRecordRow | undefined> {
+    while (this.held.length === 0 && !this.exhausted && !this.runner.stopping) {
+      this.refill ??= this.claim().finally(() => {
+        this.refill = undefined;
+      });
+      await this.refill;
+    }
+    return this.runner.stopping ? undefined : this.held.shift();
+  }
+
+  private async claim(): Promise<void> {
+    const { svc } = this.runner;
+    const rows = await claimRecords(
+      svc.db,
+      this.jobId,
+      this.owner,
+      svc.config.now(),
+      this.leaseMs,
+      this.batch,
+    );
+    if (rows.length === 0) this.exhausted = true;
+    this.held.push(...rows);
+  }
+
+  /** Unclaims what is left in hand. */
+  async giveBack(): Promise<void> {
+    await this.refill?.catch(() => {});
+    const left = this.held.splice(0);
+    await unclaimRecords(
+      this.runner.svc.db,
+      this.jobId,
+      this.owner,
+      left.map((r) => r.idx),
+    );
+  }
 }
 
 interface ShardShared {
@@ -182,24 +248,26 @@ async function runRecord(
     throw err;
   }
   try {
-    const outcome = await runEdit(runner.svc, {
-      owner: jobOwner(job),
-      subject: jobSubject(job),
-      // Billed once for the whole batch when it finishes (finalizeBatch).
-      workId: undefined,
-      pdf,
-      password: request.password ?? undefined,
-      edits,
-      options: request.options ?? undefined,
-      mark: sampleMarkFor(jobOwner(job)),
-      sourceFileId: request.source_file_id ?? undefined,
-      // A template given by URL: the job's copy of it is what the before previews show,
-      // rendered when fetched (the engine draws no preview crops for each record).
-      previewSourceId: request.input_file_id,
-      timeoutMs: runner.svc.config.jobs.timeoutMs,
-      watermarkOffAllowed: watermarkOff,
-      templateCache: true,
-    });
+    const outcome = await whenEngineTakesIt(runner, () =>
+      runEdit(runner.svc, {
+        owner: jobOwner(job),
+        subject: jobSubject(job),
+        // Billed once for the whole batch when it finishes (finalizeBatch).
+        workId: undefined,
+        pdf,
+        password: request.password ?? undefined,
+        edits,
+        options: request.options ?? undefined,
+        mark: sampleMarkFor(jobOwner(job)),
+        sourceFileId: request.source_file_id ?? undefined,
+        // A template given by URL: the job's copy of it is what the before previews show,
+        // rendered when fetched (the engine draws no preview crops for each record).
+        previewSourceId: request.input_file_id,
+        timeoutMs: runner.svc.config.jobs.timeoutMs,
+        watermarkOffAllowed: watermarkOff,
+        templateCache: true,
+      }),
+    );
     const r = outcome.result;
     if (outcome.kind === 'all_failed') {
       return {
@@ -225,6 +293,23 @@ async function runRecord(
   } catch (err) {
     if (err instanceof ApiError) return recordError(index, err);
     throw err;
+  }
+}
+
+/**
+ * Runs `call`, again after a pause while the engine's queue is full (429 rate_limited): a
+ * worker's shards together may hold more records than the pool queues (each keeps two per
+ * engine process in flight), and a full queue is no fault of the record's. Gives up (the
+ * record keeps the error) only when the runner stops.
+ */
+async function whenEngineTakesIt<T>(runner: RunnerContext, call: () => Promise<T>): Promise<T> {
+  for (let pause = 50; ; pause = Math.min(2 * pause, 1_000)) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 'rate_limited') || runner.stopping) throw err;
+      await new Promise((r) => setTimeout(r, pause));
+    }
   }
 }
 

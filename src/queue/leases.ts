@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import { jobsDb } from '../domain/jobs.js';
-import type { JobRecordRow, JobRow } from '../store/jobs-schema.js';
+import type { JobRecordRow, JobRow, JobsSchema } from '../store/jobs-schema.js';
 import type { Database } from '../store/schema.js';
 
 /**
@@ -54,32 +54,28 @@ export async function joinBatch(
   return jobsDb(db).selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The next record nobody holds: pending, or running under an expired lease. */
-export async function claimRecord(
+/**
+ * Up to `max` records nobody holds (pending, or running under an expired lease), the
+ * lowest first, claimed in one statement and returned in index order. Empty when none is
+ * left. Two claimers never get the same record: the update re-checks each row's status (in
+ * PostgreSQL after waiting for a concurrent claimer's row lock), so a claimer that lost
+ * every candidate to another gets none and asks again.
+ */
+export async function claimRecords(
   db: Db,
   jobId: string,
   owner: string,
   now: number,
   leaseMs: number,
-): Promise<JobRecordRow | undefined> {
+  max: number,
+): Promise<JobRecordRow[]> {
+  const claimable = (eb: ExpressionBuilder<JobsSchema, 'job_records'>) =>
+    eb.or([
+      eb('status', '=', 'pending'),
+      eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now)]),
+    ]);
   for (let tries = 0; tries < 20; tries++) {
-    const candidates = await jobsDb(db)
-      .selectFrom('job_records')
-      .select('idx')
-      .where('job_id', '=', jobId)
-      .where((eb) =>
-        eb.or([
-          eb('status', '=', 'pending'),
-          eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now)]),
-        ]),
-      )
-      .orderBy('idx')
-      .limit(4)
-      .execute();
-    if (candidates.length === 0) return undefined;
-    // Shards start from different candidates, so they rarely collide on one row.
-    const pick = candidates[Math.floor(Math.random() * candidates.length)]!;
-    const r = await jobsDb(db)
+    const rows = await jobsDb(db)
       .updateTable('job_records')
       .set((eb) => ({
         status: 'running',
@@ -88,19 +84,46 @@ export async function claimRecord(
         attempts: eb('attempts', '+', 1),
       }))
       .where('job_id', '=', jobId)
-      .where('idx', '=', pick.idx)
-      .where((eb) =>
-        eb.or([
-          eb('status', '=', 'pending'),
-          eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now)]),
-        ]),
+      .where('idx', 'in', (eb) =>
+        eb
+          .selectFrom('job_records')
+          .select('idx')
+          .where('job_id', '=', jobId)
+          .where(claimable)
+          .orderBy('idx')
+          .limit(Math.max(1, max)),
       )
-      // The claimed row in the same statement (SQLite 3.35+ and PostgreSQL both return it).
+      .where(claimable)
+      // The claimed rows in the same statement (SQLite 3.35+ and PostgreSQL both return them).
       .returningAll()
+      .execute();
+    if (rows.length > 0) return rows.sort((x, y) => x.idx - y.idx);
+    const left = await jobsDb(db)
+      .selectFrom('job_records')
+      .select('idx')
+      .where('job_id', '=', jobId)
+      .where(claimable)
+      .limit(1)
       .executeTakeFirst();
-    if (r) return r;
+    if (!left) return [];
   }
-  return undefined;
+  return [];
+}
+
+/**
+ * Gives records `owner` claimed but never started back (a shard stopping with records in
+ * hand): pending again, their claim not counted as an attempt, claimable at once.
+ */
+export async function unclaimRecords(db: Db, jobId: string, owner: string, idxs: number[]): Promise<void> {
+  if (idxs.length === 0) return;
+  await jobsDb(db)
+    .updateTable('job_records')
+    .set((eb) => ({ status: 'pending', owner: null, lease_until: 0, attempts: eb('attempts', '-', 1) }))
+    .where('job_id', '=', jobId)
+    .where('owner', '=', owner)
+    .where('status', '=', 'running')
+    .where('idx', 'in', idxs)
+    .execute();
 }
 
 /** Renews every lease `owner` holds (its job and its current record). */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { charge, usageOf } from '../../src/billing/meter.js';
 import { ensureAccount } from '../../src/domain/accounts.js';
+import { ApiError } from '../../src/kernel/api-error.js';
 import { bearer, startApp, type TestApp } from '../helpers/app.js';
 import { corpusPath, pdftotextAvailable } from '../helpers/corpus.js';
 import { DB_KINDS, HAVE_CORPUS } from '../helpers/env.js';
@@ -287,6 +288,42 @@ describe.skipIf(!HAVE_CORPUS || !pdftotextAvailable()).each(DB_KINDS)(
       // Nothing runs it again: the count stays where it ended.
       await new Promise((r) => setTimeout(r, 1_500));
       expect(boomCalls).toBe(3);
+    }, 90_000);
+
+    it('waits while the engine queue is full (429 rate_limited) instead of failing the record', async () => {
+      vi.restoreAllMocks();
+      const engine = t.app.engine;
+      const real = engine.edit.bind(engine);
+      let refused = 0;
+      vi.spyOn(engine, 'edit').mockImplementation((task, timeoutMs) => {
+        if (JSON.stringify(task.edits).includes('Busy Wholesale') && refused < 3) {
+          refused++;
+          return Promise.reject(new ApiError('rate_limited', 'The engine is busy; retry shortly.'));
+        }
+        return real(task, timeoutMs);
+      });
+      try {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/v1/batch',
+          headers: bearer(key),
+          payload: {
+            template: { url: files.url(INVOICE) },
+            edits: EDITS,
+            records: [{ name: 'Northwind' }, { name: 'Busy' }],
+          },
+        });
+        expect(res.statusCode, res.body).toBe(202);
+        const job = await waitForJob(t.app, key, res.json().job_id, 60_000);
+        expect(refused).toBe(3);
+        expect(job).toMatchObject({ kind: 'batch', status: 'done', pages_billed: 2 });
+        expect((job.records as RecordEntry[]).map((r) => [r.index, r.status])).toEqual([
+          [0, 'done'],
+          [1, 'done'],
+        ]);
+      } finally {
+        vi.restoreAllMocks();
+      }
     }, 90_000);
   },
 );
