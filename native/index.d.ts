@@ -9,7 +9,7 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** The alignment of a replaced line, kept. */
+/** How a replaced line is aligned, as the planner read it from the line's block, its neighbours and the page: kept when the replacement changes the line's width. */
 export type Alignment = 'left' | 'centre' | 'right' | 'justified'
 
 /**
@@ -346,10 +346,10 @@ export interface EditUnmatched {
   find: string
 }
 
-/** Why an edit that was found was not applied (`failed[].reason`). */
+/** Why an edit that was found was not applied: `failed[].reason` of the API, one stable snake_case word each (SPEC "Edit result", API-DECISIONS). */
 export type FailReason = 'collateral_change' | 'overflow' | 'missing_glyphs' | 'no_metric_font' | 'type3_font' | 'reflow_unsupported' | 'unsupported_layout' | 'image_unsupported' | 'scanned_text' | 'ocr_readback_mismatch' | 'annotation_text' | 'field_not_found' | 'field_ambiguous' | 'value_not_accepted' | 'readback_mismatch' | 'anchor_not_found' | 'page_not_found' | 'no_text_style' | 'encryption_unsupported' | 'engine_error'
 
-/** How a replacement of another width is fitted. */
+/** How a longer or shorter text is fitted. */
 export type Fit = 'auto' | 'none' | 'shrink' | 'reflow'
 
 /** One font new text can be written in (`GET /v1/fonts`). */
@@ -366,7 +366,7 @@ export interface FontEntry {
   metric_compatible_with: Array<string>
 }
 
-/** Which fonts new text may be drawn in. */
+/** Font fallback policy (SPEC rule 5). */
 export type FontPolicy = 'prefer_exact' | 'metric_only'
 
 /** One AcroForm field in the API's shape. */
@@ -628,5 +628,5 @@ export interface TextResult {
   fields: Array<FormField>
 }
 
-/** The 'Edited' mark of a flagged document. */
+/** `options.watermark`: whether edited pages get the 'Edited' mark. */
 export type Watermark = 'auto' | 'on' | 'off'

@@ -24,6 +24,7 @@ mod save;
 mod template;
 mod types;
 mod verify;
+mod words;
 
 use std::path::Path;
 

@@ -1,47 +1,38 @@
 //! The edit request and result, in the API's shape (see API-DECISIONS.md).
 
-/// What an edit does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum EditOp {
+use crate::words::api_words;
+
+api_words! {
+    $
+    #[doc = "What an edit does."]
+    pub enum EditOp (export edit_ops, default Replace) {
     /// Replace the found text.
-    #[default]
-    Replace,
+    Replace = "replace",
     /// Remove the found text and tidy the spacing around it.
-    Delete,
+    Delete = "delete",
     /// Remove the found text for real (glyphs, image pixels, document strings) and cover
     /// its place with a filled box.
-    Redact,
+    Redact = "redact",
     /// Add text at a point or after an anchor phrase.
-    Insert,
+    Insert = "insert",
     /// Fill AcroForm fields.
-    Form,
-}
-
-impl EditOp {
-    /// The API name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EditOp::Replace => "replace",
-            EditOp::Delete => "delete",
-            EditOp::Redact => "redact",
-            EditOp::Insert => "insert",
-            EditOp::Form => "form",
-        }
+    Form = "form",
     }
 }
 
-/// How `find` is matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MatchMode {
+api_words! {
+    $
+    #[doc = "How `find` is matched."]
+    pub enum MatchMode (export match_modes, default Exact) {
     /// Exact text (default).
-    #[default]
-    Exact,
+    Exact = "exact",
     /// Case-insensitive.
-    Icase,
+    Icase = "icase",
     /// Whole words, case-sensitive.
-    Word,
+    Word = "word",
     /// A regular expression (`replace` may use `$1`…).
-    Regex,
+    Regex = "regex",
+    }
 }
 
 /// Which match of several.
@@ -79,20 +70,21 @@ pub struct Scope {
     pub span_ids: Option<Vec<String>>,
 }
 
-/// How a longer or shorter text is fitted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Fit {
+api_words! {
+    $
+    #[doc = "How a longer or shorter text is fitted."]
+    pub enum Fit (export fits, default Auto) {
     /// Keep the size; condense to 85 %, then shrink to 80 % when there is no room.
-    #[default]
-    Auto,
+    Auto = "auto",
     /// Never alter size or spacing; the rest of the line shifts.
-    None,
+    None = "none",
     /// Always scale to the old width.
-    Shrink,
+    Shrink = "shrink",
     /// Replace in place when the text fits its line; otherwise re-break the paragraph from
     /// the match's line on (simple paragraphs only: reason `reflow_unsupported` otherwise,
     /// `overflow` when it would need more room than is empty below it).
-    Reflow,
+    Reflow = "reflow",
+    }
 }
 
 /// Style overrides for the new text (replace and insert).
@@ -185,14 +177,15 @@ pub struct Edit {
     pub form: Option<FormSpec>,
 }
 
-/// Font fallback policy (SPEC rule 5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FontPolicy {
+api_words! {
+    $
+    #[doc = "Font fallback policy (SPEC rule 5)."]
+    pub enum FontPolicy (export font_policies, default PreferExact) {
     /// Own font, then metric twin, then look-alike.
-    #[default]
-    PreferExact,
+    PreferExact = "prefer_exact",
     /// Refuse look-alikes (`no_metric_font`).
-    MetricOnly,
+    MetricOnly = "metric_only",
+    }
 }
 
 /// Request-wide options.
@@ -228,16 +221,17 @@ pub struct EditOptions {
     pub limits: crate::Limits,
 }
 
-/// `options.watermark`: whether edited pages get the 'Edited' mark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Watermark {
+api_words! {
+    $
+    #[doc = "`options.watermark`: whether edited pages get the 'Edited' mark."]
+    pub enum Watermark (export watermarks, default Auto) {
     /// Marked when the document is flagged (see [`Flag`]), never otherwise.
-    #[default]
-    Auto,
+    Auto = "auto",
     /// Always marked.
-    On,
+    On = "on",
     /// Never marked; on a flagged document only when `watermark_off_allowed`.
-    Off,
+    Off = "off",
+    }
 }
 
 /// Why a document counts as one whose edits must show (SPEC rule 12).
@@ -261,29 +255,18 @@ pub struct EditRequest {
     pub options: EditOptions,
 }
 
-/// How a replaced line is aligned, as the planner read it from the line's block, its
-/// neighbours and the page: kept when the replacement changes the line's width.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Alignment {
+api_words! {
+    $
+    #[doc = "How a replaced line is aligned, as the planner read it from the line's block, its neighbours and the page: kept when the replacement changes the line's width."]
+    pub enum Alignment (export alignments) {
     /// The line keeps its start.
-    Left,
+    Left = "left",
     /// The line keeps its centre.
-    Centre,
+    Centre = "centre",
     /// The line keeps its end.
-    Right,
+    Right = "right",
     /// The line keeps both ends; its word gaps take up the change.
-    Justified,
-}
-
-impl Alignment {
-    /// The API name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Alignment::Left => "left",
-            Alignment::Centre => "centre",
-            Alignment::Right => "right",
-            Alignment::Justified => "justified",
-        }
+    Justified = "justified",
     }
 }
 
@@ -324,107 +307,56 @@ pub struct Change {
     pub alignment: Option<Alignment>,
 }
 
-/// Why an edit that was found was not applied: `failed[].reason` of the API, one stable
-/// snake_case word each (SPEC "Edit result", API-DECISIONS).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FailReason {
+api_words! {
+    $
+    #[doc = "Why an edit that was found was not applied: `failed[].reason` of the API, one stable snake_case word each (SPEC \"Edit result\", API-DECISIONS)."]
+    pub enum FailReason (export fail_reasons) {
     /// Verification saw pixels change outside the edit's own area; rolled back.
-    CollateralChange,
+    CollateralChange = "collateral_change",
     /// The new text does not fit its room (also: a reflowed paragraph needs more room than
     /// is blank below it).
-    Overflow,
+    Overflow = "overflow",
     /// No usable font has the new text's glyphs.
-    MissingGlyphs,
+    MissingGlyphs = "missing_glyphs",
     /// `font_policy: metric_only` and no metric-compatible font exists.
-    NoMetricFont,
+    NoMetricFont = "no_metric_font",
     /// Text in a Type 3 font needs a glyph the font does not draw.
-    Type3Font,
+    Type3Font = "type3_font",
     /// `fit: reflow` on a paragraph that is not simple, or with a style override.
-    ReflowUnsupported,
+    ReflowUnsupported = "reflow_unsupported",
+    /// The text is drawn in a way the engine cannot rewrite.
+    UnsupportedLayout = "unsupported_layout",
+    /// An image the change must rewrite cannot be decoded or written back.
+    ImageUnsupported = "image_unsupported",
+    /// A redaction aimed at a word read by OCR on a scanned page.
+    ScannedText = "scanned_text",
+    /// A word drawn into a scanned page is not read back by OCR as the new text.
+    OcrReadbackMismatch = "ocr_readback_mismatch",
+    /// An annotation's text cannot be rewritten.
+    AnnotationText = "annotation_text",
+    /// Form: no field has that name.
+    FieldNotFound = "field_not_found",
+    /// Form: a partial name matches several fields.
+    FieldAmbiguous = "field_ambiguous",
+    /// Form: the field does not take that value.
+    ValueNotAccepted = "value_not_accepted",
+    /// Form: the value read back from the output is not the value written.
+    ReadbackMismatch = "readback_mismatch",
+    /// Insert: the anchor phrase is not on the page.
+    AnchorNotFound = "anchor_not_found",
+    /// Insert: the page does not exist.
+    PageNotFound = "page_not_found",
+    /// Insert: no text near the point to take a style from, and none given.
+    NoTextStyle = "no_text_style",
+    /// The document's encryption cannot be written again.
+    EncryptionUnsupported = "encryption_unsupported",
+    /// Something failed inside the engine while planning this edit.
+    EngineError = "engine_error",
+    }
+    internal {
     /// Internal: the text does not fit its line under `fit: reflow`, so the paragraph is
     /// planned again by the reflow. Never in a result.
-    ReflowNeeded,
-    /// The text is drawn in a way the engine cannot rewrite.
-    UnsupportedLayout,
-    /// An image the change must rewrite cannot be decoded or written back.
-    ImageUnsupported,
-    /// A redaction aimed at a word read by OCR on a scanned page.
-    ScannedText,
-    /// A word drawn into a scanned page is not read back by OCR as the new text.
-    OcrReadbackMismatch,
-    /// An annotation's text cannot be rewritten.
-    AnnotationText,
-    /// Form: no field has that name.
-    FieldNotFound,
-    /// Form: a partial name matches several fields.
-    FieldAmbiguous,
-    /// Form: the field does not take that value.
-    ValueNotAccepted,
-    /// Form: the value read back from the output is not the value written.
-    ReadbackMismatch,
-    /// Insert: the anchor phrase is not on the page.
-    AnchorNotFound,
-    /// Insert: the page does not exist.
-    PageNotFound,
-    /// Insert: no text near the point to take a style from, and none given.
-    NoTextStyle,
-    /// The document's encryption cannot be written again.
-    EncryptionUnsupported,
-    /// Something failed inside the engine while planning this edit.
-    EngineError,
-}
-
-impl FailReason {
-    /// Every reason, in declaration order.
-    pub const ALL: [FailReason; 21] = [
-        FailReason::CollateralChange,
-        FailReason::Overflow,
-        FailReason::MissingGlyphs,
-        FailReason::NoMetricFont,
-        FailReason::Type3Font,
-        FailReason::ReflowUnsupported,
-        FailReason::ReflowNeeded,
-        FailReason::UnsupportedLayout,
-        FailReason::ImageUnsupported,
-        FailReason::ScannedText,
-        FailReason::OcrReadbackMismatch,
-        FailReason::AnnotationText,
-        FailReason::FieldNotFound,
-        FailReason::FieldAmbiguous,
-        FailReason::ValueNotAccepted,
-        FailReason::ReadbackMismatch,
-        FailReason::AnchorNotFound,
-        FailReason::PageNotFound,
-        FailReason::NoTextStyle,
-        FailReason::EncryptionUnsupported,
-        FailReason::EngineError,
-    ];
-
-    /// The API word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailReason::CollateralChange => "collateral_change",
-            FailReason::Overflow => "overflow",
-            FailReason::MissingGlyphs => "missing_glyphs",
-            FailReason::NoMetricFont => "no_metric_font",
-            FailReason::Type3Font => "type3_font",
-            FailReason::ReflowUnsupported => "reflow_unsupported",
-            FailReason::ReflowNeeded => "reflow_needed",
-            FailReason::UnsupportedLayout => "unsupported_layout",
-            FailReason::ImageUnsupported => "image_unsupported",
-            FailReason::ScannedText => "scanned_text",
-            FailReason::OcrReadbackMismatch => "ocr_readback_mismatch",
-            FailReason::AnnotationText => "annotation_text",
-            FailReason::FieldNotFound => "field_not_found",
-            FailReason::FieldAmbiguous => "field_ambiguous",
-            FailReason::ValueNotAccepted => "value_not_accepted",
-            FailReason::ReadbackMismatch => "readback_mismatch",
-            FailReason::AnchorNotFound => "anchor_not_found",
-            FailReason::PageNotFound => "page_not_found",
-            FailReason::NoTextStyle => "no_text_style",
-            FailReason::EncryptionUnsupported => "encryption_unsupported",
-            FailReason::EngineError => "engine_error",
-        }
+        ReflowNeeded = "reflow_needed" => Overflow,
     }
 }
 
