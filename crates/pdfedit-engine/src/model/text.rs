@@ -82,8 +82,8 @@ pub(crate) fn build_lines_with(glyphs: &[Glyph], breaks: Option<&Breaks>) -> Vec
             Some(l) => {
                 let starts_column = l.members.len() == 1
                     && upright_cjk(&glyphs[l.members[0]])
-                    && upright_cjk(g)
-                    && stacks_under(&glyphs[l.members[0]], g);
+                    && ((upright_cjk(g) && stacks_under(&glyphs[l.members[0]], g))
+                        || ends_short_column(&glyphs[l.members[0]], g));
                 let opens_column = l.members.len() == 1
                     && upright_cjk(g)
                     && opens_column(&glyphs[l.members[0]], g);
@@ -159,6 +159,17 @@ fn set_in_column(dir: [f64; 2], origin: [f64; 2], end: f64, size: f64, g: &Glyph
     (across.abs() - 0.5 * size).abs() < 0.25 * size
         && along > end - 1.2 * size
         && along < end + 2.0 * size
+}
+
+/// `g`, a CJK character in a vertical font (a full stop set for vertical writing),
+/// continues a column whose one character so far is `first`, upright in a horizontal
+/// font: the last characters of a paragraph carried over to a new column ("る。").
+fn ends_short_column(first: &Glyph, g: &Glyph) -> bool {
+    let (dir, origin) = frame(first);
+    let col = down(dir);
+    let size = size_of(first);
+    let end = advance_along(first, col).unwrap_or(size);
+    set_in_column(col, origin, end, size, g)
 }
 
 /// `b`, an upright CJK character in a horizontal font, starts right under `a`, a CJK
