@@ -174,7 +174,7 @@ fn page_font_maps(doc: &Document, page_id: ObjectId) -> HashMap<String, Maps> {
     let mut seen: HashSet<ObjectId> = HashSet::new();
     let mut visits = 0;
     while let Some((res, depth)) = stack.pop() {
-        for (_, font) in entries(doc, res, b"Font") {
+        for font in entries(doc, res, b"Font") {
             visits += 1;
             if visits > MAX_VISITS {
                 return maps;
@@ -187,7 +187,7 @@ fn page_font_maps(doc: &Document, page_id: ObjectId) -> HashMap<String, Maps> {
         if depth >= MAX_FORM_DEPTH {
             continue;
         }
-        for (_, (xobject, id)) in entries(doc, res, b"XObject") {
+        for (xobject, id) in entries(doc, res, b"XObject") {
             visits += 1;
             if visits > MAX_VISITS {
                 return maps;
@@ -204,22 +204,19 @@ fn page_font_maps(doc: &Document, page_id: ObjectId) -> HashMap<String, Maps> {
     maps
 }
 
-/// The dictionaries under `key` of a resource dictionary, with their object ids.
-fn entries<'d>(
-    doc: &'d Document,
-    res: &'d Dictionary,
-    key: &[u8],
-) -> Vec<(&'d [u8], (&'d Dictionary, Option<ObjectId>))> {
+/// A dictionary, with its object id when it is an indirect object.
+type Found<'d> = (&'d Dictionary, Option<ObjectId>);
+
+/// The dictionaries under `key` of a resource dictionary.
+fn entries<'d>(doc: &'d Document, res: &'d Dictionary, key: &[u8]) -> Vec<Found<'d>> {
     let Some((sub, _)) = res.get(key).ok().and_then(|o| dict_of(doc, o)) else {
         return Vec::new();
     };
-    sub.iter()
-        .filter_map(|(k, v)| dict_of(doc, v).map(|d| (k.as_slice(), d)))
-        .collect()
+    sub.iter().filter_map(|(_, v)| dict_of(doc, v)).collect()
 }
 
 /// The dictionary `o` is or refers to (a stream's dictionary for a stream).
-fn dict_of<'d>(doc: &'d Document, o: &'d Object) -> Option<(&'d Dictionary, Option<ObjectId>)> {
+fn dict_of<'d>(doc: &'d Document, o: &'d Object) -> Option<Found<'d>> {
     let (id, o) = match o {
         Object::Reference(r) => (Some(*r), doc.get_object(*r).ok()?),
         other => (None, other),
