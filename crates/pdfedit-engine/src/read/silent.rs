@@ -306,10 +306,10 @@ mod tests {
     #[test]
     fn a_right_to_left_run_goes_to_the_carrier_after_it() {
         let chars = [
-            ch('h', 0.0, "A+Latin"),
-            ch('\u{3F2}', 5.0, "B+Arab"),
-            ch('\u{392}', 10.0, "B+Arab"),
-            ch('\u{62D}', 15.0, "C+Arab"),
+            ch('h', 0.0, "AAAAAA+Latin"),
+            ch('\u{3F2}', 5.0, "BBBBBB+Arab"),
+            ch('\u{392}', 10.0, "BBBBBB+Arab"),
+            ch('\u{62D}', 15.0, "CCCCCC+Arab"),
         ];
         let silent = [false, true, true, false];
         assert_eq!(carrier_of(&chars, &silent, 1, 3, "Arab"), Some(3));
