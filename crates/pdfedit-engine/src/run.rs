@@ -341,8 +341,7 @@ impl Run {
             let f = fonts.get(doc, &glyphs[g].font)?;
             f.font.program_chars(glyphs[g].code)
         };
-        let redact = edit.op == EditOp::Redact;
-        let mut found = page_matches(model, matcher, edit, redact.then_some(&mut drawn));
+        let mut found = page_matches(model, matcher, edit, Some(&mut drawn));
         // A redaction looks for wrapped occurrences its own way (every one, over any
         // break: ops/redact); a replace or delete takes those within a column.
         match edit.op {

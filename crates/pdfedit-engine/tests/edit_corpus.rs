@@ -208,16 +208,18 @@ fn corpus_replace_success_rate() {
     }
     eprintln!("overall                  {ok}/{total}");
     // Measured 181/188 (96.3 %) with vertical columns, CID collections, phrases in
-    // several Type 3 fonts and text shown only by FreeText annotations. Left: Arabic from
-    // WeasyPrint (4, unmatched: its ToUnicode maps the glyphs after a cluster's first to
-    // `<>`, no text, and the page's text takes PDFium's characters for them, the codes
-    // themselves, so "habibi" runs into "ϲΒϴΒ") and longer text with no room before the
-    // next text (3: a CJK label in a table cell at 209 %, a heading at 180 % with the next
-    // word right after it, a vertical column at 139 % of the room down to the margin).
+    // several Type 3 fonts and text shown only by FreeText annotations; 183/188 (97.3 %)
+    // once a replace may take whole a glyph whose /ToUnicode entry holds text it does not
+    // draw (WeasyPrint maps the "h" of "habibi" to the Arabic word before it plus "h").
+    // Left: the Arabic word itself (2, unmatched: the phrase is pdftotext's visual order,
+    // and writing new Arabic text needs shaping the engine does not do) and longer text
+    // with no room before the next text (3: a CJK label in a table cell at 209 %, a
+    // heading at 180 % with the next word right after it, a vertical column at 139 % of
+    // the room down to the margin).
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 96,
-            "replace success rate fell to {ok}/{total} (bar: 96 %)"
+            ok * 100 >= total * 97,
+            "replace success rate fell to {ok}/{total} (bar: 97 %)"
         );
     }
 }
@@ -361,7 +363,8 @@ fn corpus_delete_is_tidy() {
         }
     }
     eprintln!("delete overall {ok}/{total}");
-    // Measured 85/87: the rest are Arabic with a broken ToUnicode (2, unmatched).
+    // Measured 85/87, then 86/87 with "habibi" deleted whole (its "h" glyph's /ToUnicode
+    // entry also holds the Arabic word before it); left: the Arabic word (unmatched).
     if total > 0 {
         assert!(
             ok * 100 >= total * 97,

@@ -149,6 +149,50 @@ pub(crate) fn settle(
     (glyphs, cuts)
 }
 
+/// Whether glyph `g`, whose text the match of bytes `range` of `line` cuts, draws matched
+/// text and none of the text left out, by its font program's own cmap, and stands alone
+/// (no silent neighbour in content order whose ink would be the left-out text: then it
+/// carries a shaped cluster, of which a replace cannot change a part). WeasyPrint maps
+/// the first glyph of a line ("h") to the whole Arabic word before it plus "h": a
+/// replace of "habibi" replaces the "h" glyph, and the word it does not draw leaves the
+/// page's text with it (the Arabic glyphs, which draw that word, carry it too).
+pub(crate) fn draws_only_the_match(
+    page: &PageModel,
+    line: &Line,
+    (s, e): (usize, usize),
+    g: usize,
+    drawn: DrawnChars<'_>,
+) -> bool {
+    let at = line.byte_glyph[s..e]
+        .iter()
+        .position(|x| *x == Some(g))
+        .map_or(s, |p| s + p);
+    let (gs, ge) = glyph_bytes(line, g, at);
+    let inside: Vec<char> = line.text[gs.max(s)..ge.min(e)].chars().collect();
+    let outside: Vec<char> = line.text[gs..s.max(gs)]
+        .chars()
+        .chain(line.text[e.min(ge)..ge].chars())
+        .collect();
+    let Some(own) = drawn(g).map(|c| fold(&c)).filter(|c| !c.is_empty()) else {
+        return false;
+    };
+    let all = &page.glyphs.glyphs;
+    let silent = |n: usize| {
+        all[n]
+            .unicode
+            .as_deref()
+            .is_none_or(|t| t.chars().all(char::is_control))
+    };
+    let alone = [g.checked_sub(1), Some(g + 1)]
+        .into_iter()
+        .flatten()
+        .filter(|&n| n < all.len() && all[n].stream == all[g].stream)
+        .all(|n| !silent(n));
+    alone
+        && fold(&inside).iter().any(|c| own.contains(c))
+        && !fold(&outside).iter().any(|c| own.contains(c))
+}
+
 /// Rewrites the `/ToUnicode` maps behind `cuts` (glyph index, text left) of `model`'s
 /// glyphs: each font gets a new map with those codes' entries replaced and every other
 /// entry as it was. Returns one description per font changed. Fonts without a

@@ -140,8 +140,10 @@ pub(crate) fn line_matches(m: &Matcher, text: &str, replace: &str) -> Vec<(usize
 
 /// Every match on one page, in reading order. A match that covers only part of a glyph's
 /// text (a ligature, or a `/ToUnicode` entry holding more than its glyph draws) is
-/// skipped, except for a redaction (`drawn` given), which settles such glyphs with
-/// [`crate::find::clusters::settle`]. Occurrences over a line break: [`wrap`].
+/// skipped, except for a redaction, which settles such glyphs with
+/// [`crate::find::clusters::settle`], and a replace or delete whose cut glyph draws none
+/// of the text left out ([`crate::find::clusters::draws_only_the_match`]); both need
+/// `drawn`. Occurrences over a line break: [`wrap`].
 pub(crate) fn page_matches(
     page: &PageModel,
     m: &Matcher,
@@ -152,23 +154,31 @@ pub(crate) fn page_matches(
         EditOp::Replace => edit.replace.as_str(),
         _ => "",
     };
+    let settle = edit.op == EditOp::Redact;
     let mut out = Vec::new();
     for (li, line) in page.lines.iter().enumerate() {
         for (s, e, replacement) in line_matches(m, &line.text, replace) {
-            out.extend(line_match(page, li, (s, e), replacement, &mut drawn));
+            out.extend(line_match(
+                page,
+                li,
+                (s, e),
+                replacement,
+                (&mut drawn, settle),
+            ));
         }
     }
     out
 }
 
 /// The match of bytes `s..e` of line `li`, or `None` when it cuts a glyph's text (and no
-/// redaction settles it) or covers no glyph.
+/// redaction settles it, `settle`, nor does the cut glyph draw only matched text) or
+/// covers no glyph.
 pub(crate) fn line_match(
     page: &PageModel,
     li: usize,
     (s, e): (usize, usize),
     replacement: String,
-    drawn: &mut Option<DrawnChars<'_>>,
+    (drawn, settle): (&mut Option<DrawnChars<'_>>, bool),
 ) -> Option<Match> {
     let line = &page.lines[li];
     let mut glyphs: Vec<usize> = Vec::new();
@@ -181,12 +191,23 @@ pub(crate) fn line_match(
     let cut_before = s > 0 && line.byte_glyph[s - 1] == Some(first);
     let cut_after = line.byte_glyph.get(e).copied().flatten() == Some(last);
     let mut unicode_cuts = Vec::new();
-    if let Some(drawn) = drawn.as_mut() {
-        let settled = crate::find::clusters::settle(page, line, (s, e), glyphs, *drawn);
-        glyphs = settled.0;
-        unicode_cuts = settled.1;
-    } else if cut_before || cut_after {
-        return None;
+    match drawn.as_mut() {
+        Some(drawn) if settle => {
+            let settled = crate::find::clusters::settle(page, line, (s, e), glyphs, *drawn);
+            glyphs = settled.0;
+            unicode_cuts = settled.1;
+        }
+        Some(drawn) if cut_before || cut_after => {
+            let cut = [cut_before.then_some(first), cut_after.then_some(last)];
+            let whole = cut.into_iter().flatten().all(|g| {
+                crate::find::clusters::draws_only_the_match(page, line, (s, e), g, *drawn)
+            });
+            if !whole {
+                return None;
+            }
+        }
+        None if cut_before || cut_after => return None,
+        _ => {}
     }
     glyphs.sort_unstable();
     let bbox_user = glyphs

@@ -210,7 +210,13 @@ pub(crate) fn add_wrapped(
                     let text = &model.lines[p.line].text[p.start..p.end];
                     let start = p.start + (text.len() - text.trim_start().len());
                     let end = p.end - (text.len() - text.trim_end().len());
-                    let mut m = line_match(model, p.line, (start, end.max(start)), new, &mut None)?;
+                    let mut m = line_match(
+                        model,
+                        p.line,
+                        (start, end.max(start)),
+                        new,
+                        (&mut None, false),
+                    )?;
                     m.wrapped = i > 0;
                     Some(m)
                 })

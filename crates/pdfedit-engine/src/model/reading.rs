@@ -52,7 +52,7 @@ pub(crate) fn take_reading(model: &mut PageModel, chars: &[RawChar]) -> usize {
         let text: String = run.iter().filter_map(|&i| chars[i].ch).collect();
         // PDFium marks a line-end hyphen with a control character; keep ours there.
         let readable = !text.is_empty() && !text.chars().any(|c| c == '\u{FFFD}' || c.is_control());
-        if readable && g.unicode.as_deref() != Some(text.as_str()) {
+        if readable && !invented(g, &text) && g.unicode.as_deref() != Some(text.as_str()) {
             g.unicode = Some(text);
             changed += 1;
         }
@@ -135,6 +135,18 @@ impl<'a> Placed<'a> {
         }
         Some(run)
     }
+}
+
+/// Whether PDFium's `text` for glyph `g` is only its character code, given because the
+/// font maps the glyph to no text (`<>`, a shaped cluster's silent glyph): reading does
+/// not show that text either (`read::silent`), so the glyph keeps its silence.
+fn invented(g: &Glyph, text: &str) -> bool {
+    let silent = g
+        .unicode
+        .as_deref()
+        .is_some_and(|u| u.chars().all(|c| c == '\0'));
+    let mut chars = text.chars();
+    silent && chars.next().map(u32::from) == Some(g.code) && chars.next().is_none()
 }
 
 /// A glyph's display origin to a hundredth of a point.

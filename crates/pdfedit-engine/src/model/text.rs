@@ -82,8 +82,8 @@ pub(crate) fn build_lines_with(glyphs: &[Glyph], breaks: Option<&Breaks>) -> Vec
             Some(l) => {
                 let starts_column = l.members.len() == 1
                     && upright_cjk(&glyphs[l.members[0]])
-                    && upright_cjk(g)
-                    && stacks_under(&glyphs[l.members[0]], g);
+                    && ((upright_cjk(g) && stacks_under(&glyphs[l.members[0]], g))
+                        || ends_short_column(&glyphs[l.members[0]], g));
                 let opens_column = l.members.len() == 1
                     && upright_cjk(g)
                     && opens_column(&glyphs[l.members[0]], g);
@@ -161,6 +161,17 @@ fn set_in_column(dir: [f64; 2], origin: [f64; 2], end: f64, size: f64, g: &Glyph
         && along < end + 2.0 * size
 }
 
+/// `g`, a CJK character in a vertical font (a full stop set for vertical writing),
+/// continues a column whose one character so far is `first`, upright in a horizontal
+/// font: the last characters of a paragraph carried over to a new column ("る。").
+fn ends_short_column(first: &Glyph, g: &Glyph) -> bool {
+    let (dir, origin) = frame(first);
+    let col = down(dir);
+    let size = size_of(first);
+    let end = advance_along(first, col).unwrap_or(size);
+    set_in_column(col, origin, end, size, g)
+}
+
 /// `b`, an upright CJK character in a horizontal font, starts right under `a`, a CJK
 /// character in a vertical font (an opening bracket), in the same size: the two begin a
 /// column.
@@ -234,10 +245,32 @@ fn box_start(g: &Glyph, dir: [f64; 2]) -> f64 {
 }
 
 /// The glyph's advance measured along `dir` (user space), from its box.
+///
+/// The box is the upright box around the glyph's box as drawn: along a baseline at an
+/// odd angle (a watermark set at 45°) it is wider than the glyph by the glyph's height
+/// turned onto the baseline, so each glyph would seem to end an em past the next one's
+/// start and every glyph opened a line of its own. There the pen's advance along its
+/// own baseline (text space through the rendering matrix, horizontal scaling taken as
+/// 100 %) measures it, when shorter.
 fn advance_along(g: &Glyph, dir: [f64; 2]) -> Option<f64> {
     let w = (g.bbox[2] - g.bbox[0]) * dir[0].abs() + (g.bbox[3] - g.bbox[1]) * dir[1].abs();
+    let oblique = dir[0].abs() > OBLIQUE && dir[1].abs() > OBLIQUE;
+    let own = writing_dir(g);
+    let w = if oblique && !g.vertical && (own[0] * dir[0] + own[1] * dir[1]) > 0.99 {
+        let pen = g.advance.abs() * g.trm[0].hypot(g.trm[1]) / g.font_size.abs().max(1e-9);
+        if pen.is_finite() && pen > 0.0 {
+            w.min(pen)
+        } else {
+            w
+        }
+    } else {
+        w
+    };
     w.is_finite().then_some(w)
 }
+
+/// A direction whose two components both exceed this is at an odd angle to the axes.
+const OBLIQUE: f64 = 0.05;
 
 /// Whether `c` is a presentation form: a Latin or Armenian ligature, a Hebrew or Arabic
 /// presentation form, or a vertical or CJK compatibility form.

@@ -6,6 +6,7 @@ mod joins;
 mod layout;
 mod order;
 mod page_text;
+mod silent;
 mod spans;
 
 pub use page_text::{PageText, Span, TextResult};
@@ -86,7 +87,16 @@ fn read_opened(
                 (Some(o), Some(l)) => scanned_words_of(doc, p, &page.chars, o, l, &mut read)?,
                 _ => None,
             };
-            let (mut spans, flat) = page_spans(bytes, password, p, &page, scratch.take(), scan)?;
+            let silent_maps = silent::has_carrier(&page.chars)
+                .then(|| parsed_once(&mut parsed, bytes, password))
+                .flatten();
+            let (mut spans, flat) = page_spans(
+                (bytes, password),
+                p,
+                &page,
+                (scratch.take(), silent_maps),
+                scan,
+            )?;
             scratch = flat;
             if spans.iter().any(|s| s.source == ANNOTATION) {
                 if let Some(d) = parsed_once(&mut parsed, bytes, password) {
@@ -327,13 +337,13 @@ fn mark_form_fields(doc: &lopdf::Document, p: u32, spans: &mut [Span]) {
 
 /// The spans of 1-based page `p`: its content in reading order, then the text of its
 /// annotations' appearances (read from `scratch`, a copy of the document that is opened
-/// when first needed and handed back for the next page).
+/// when first needed and handed back for the next page). `parsed`, when given, is the
+/// document as lopdf reads it, for the glyphs its fonts map to no text ([`silent`]).
 fn page_spans<'a>(
-    bytes: &'a [u8],
-    password: Option<&str>,
+    (bytes, password): (&'a [u8], Option<&str>),
     p: u32,
     page: &pdf_render::PageRead,
-    scratch: Option<pdf_render::Document<'a>>,
+    (scratch, parsed): (Option<pdf_render::Document<'a>>, Option<&lopdf::Document>),
     scan: Option<OcrPage>,
 ) -> Result<(Vec<Span>, Option<pdf_render::Document<'a>>)> {
     let chars = &page.chars;
@@ -346,7 +356,11 @@ fn page_spans<'a>(
             (spans, next_line, next_block)
         }
         None => {
-            let shown = on_page(chars, size);
+            let mut shown = on_page(chars, size);
+            let page_id = parsed.and_then(|d| Some((d, *d.get_pages().get(&p)?)));
+            if let Some((doc, page_id)) = page_id {
+                shown = silent::fold_silent(shown, doc, page_id);
+            }
             let mut spans = layout::layout_page(p, spans::build_spans(&shown), TEXT_LAYER);
             let (next_line, next_block) = order::reading_order(&mut spans, 0, 0);
             (spans, next_line, next_block)
