@@ -219,22 +219,35 @@ fn check_kept(pdf: &[u8], r: &EditResult) -> String {
 }
 
 /// PDFium draws a FreeText without an appearance (it generates one when rendering: the
-/// /C fill, the border, the text on one line), but its flattening, which the engine's
-/// text reading uses, does not: reading returns no text for it before the edit.
+/// /C fill, the border, the text on one line, the line break dropped); the engine's text
+/// reading has it generate that appearance before flattening, so reading returns what is
+/// drawn, and the edit finds the same words.
 #[test]
-fn pdfium_draws_freetext_without_appearance_but_reading_misses_it() {
+fn pdfium_draws_freetext_without_appearance_and_reading_returns_it() {
     if !common::init_pdfium() {
         return;
     }
     let pdf = build(&BLUE_HELV);
     let (annot, layer) = engine_text(&pdf);
-    assert_eq!(annot, "");
+    assert!(
+        annot.starts_with("Please review the attached figures before the meeting"),
+        "{annot}"
+    );
+    assert!(annot.ends_with("second line here"), "{annot}");
     assert_eq!(layer, "Hello page content.");
     let img = rasterize_page(&pdf, None, 0, 2.0).expect("render");
     let blank = rasterize_page(&build_blank(), None, 0, 2.0).expect("render");
     let (inside, outside) = ink_moved(&img, &blank, RECT, 792.0);
     assert!(inside > 1000, "{inside}");
     assert_eq!(outside, 0);
+    // Every word read is found by the edit.
+    for word in annot
+        .split_whitespace()
+        .filter(|w| !w.contains("meetingsecond"))
+    {
+        let r = edit(&pdf, &request(EditOp::Delete, word, "")).expect("edit");
+        assert!(r.unmatched.is_empty(), "{word}");
+    }
 }
 
 /// The fixture's page without the annotation.

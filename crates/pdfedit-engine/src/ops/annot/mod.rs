@@ -196,8 +196,20 @@ pub(crate) fn apply(
             }
         }
     }
+    if let Err((reason, message)) = write(&mut run.doc, &mut done, policy) {
+        run.rollback(snapshot);
+        run.fail(edit, reason, message);
+        return Ok(true);
+    }
+    verify_and_keep(run, edit, snapshot, done)?;
+    Ok(true)
+}
+
+/// Writes each planned annotation: its own text (/Contents and /RC, or the field's value)
+/// and its appearance (the edited copy, or one drawn anew).
+fn write(doc: &mut Document, done: &mut [Done], policy: FontPolicy) -> Result<(), Refusal> {
     let mut form_fonts = FormFonts::default();
-    for d in &mut done {
+    for d in done {
         let pairs: Vec<(String, String)> = d
             .matches
             .iter()
@@ -211,31 +223,19 @@ pub(crate) fn apply(
                     .map(|m| (m.line, m.start, m.end, m.replacement.clone()))
                     .collect();
                 let widget = d.view.cand.annot_id;
-                widgets::update_field(&mut run.doc, f, widget, &d.view.model, &edits)
+                widgets::update_field(doc, f, widget, &d.view.model, &edits)
             }
-            None => contents::update(&mut run.doc, d.view.cand.annot_id, &pairs),
+            None => contents::update(doc, d.view.cand.annot_id, &pairs),
         };
-        let committed = own_text
-            .map_err(|m| (FailReason::AnnotationText, m))
-            .and_then(|()| {
-                if d.regenerate {
-                    let n = d.matches.len();
-                    d.changes =
-                        regen::commit(&mut run.doc, &mut form_fonts, &mut d.view, n, policy)?;
-                    Ok(())
-                } else {
-                    appearance::commit(&mut run.doc, &d.view)
-                        .map_err(|m| (FailReason::AnnotationText, m))
-                }
-            });
-        if let Err((reason, message)) = committed {
-            run.rollback(snapshot);
-            run.fail(edit, reason, message);
-            return Ok(true);
+        own_text.map_err(|m| (FailReason::AnnotationText, m))?;
+        if d.regenerate {
+            let n = d.matches.len();
+            d.changes = regen::commit(doc, &mut form_fonts, &mut d.view, n, policy)?;
+        } else {
+            appearance::commit(doc, &d.view).map_err(|m| (FailReason::AnnotationText, m))?;
         }
     }
-    verify_and_keep(run, edit, snapshot, done)?;
-    Ok(true)
+    Ok(())
 }
 
 /// Whether [`apply`] would deal with a replace or delete that found nothing in the page
