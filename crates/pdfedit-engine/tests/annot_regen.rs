@@ -246,7 +246,7 @@ fn pdfium_draws_freetext_without_appearance_and_reading_returns_it() {
         .filter(|w| !w.contains("meetingsecond"))
     {
         let r = edit(&pdf, &request(EditOp::Delete, word, "")).expect("edit");
-        assert!(r.unmatched.is_empty(), "{word}");
+        assert!(done(&r), "{word}: {:?} {:?}", r.failed, r.unmatched);
     }
 }
 
