@@ -56,6 +56,16 @@ impl Document<'_> {
                     .map_err(|e| Error::pdfium("preparing annotations", e))?;
             }
         }
+        // PDFium draws some annotations that have no appearance stream (a FreeText, for
+        // one) with an appearance it generates when it lists the page's annotations for
+        // rendering; flattening only takes stored appearances. A render of one pixel has
+        // it generate (and store in this scratch copy) what a viewer of PDFium shows. Best
+        // effort: when that render fails, only the stored appearances are read, as before.
+        let config = PdfRenderConfig::new()
+            .set_target_width(16)
+            .set_maximum_height(16)
+            .render_annotations(true);
+        let _ = page.render_with_config(&config);
         page.flatten()
             .map_err(|e| Error::pdfium("flattening annotations", e))?;
         let all = chars_of(&page, &transform)?;

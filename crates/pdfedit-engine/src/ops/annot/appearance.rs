@@ -46,9 +46,11 @@ pub(crate) struct View {
     pub text_box: [f64; 4],
     /// The appearance read as a page.
     pub model: PageModel,
+    /// Set when the appearance was generated from /DA to find in ([`super::regen`]).
+    pub generated: Option<super::regen::Generated>,
 }
 
-fn numbers(doc: &Document, o: &Object) -> Vec<f64> {
+pub(super) fn numbers(doc: &Document, o: &Object) -> Vec<f64> {
     let Ok((_, Object::Array(a))) = doc.dereference(o) else {
         return Vec::new();
     };
@@ -62,7 +64,7 @@ fn numbers(doc: &Document, o: &Object) -> Vec<f64> {
         .collect()
 }
 
-fn rect_of(v: &[f64]) -> Option<[f64; 4]> {
+pub(super) fn rect_of(v: &[f64]) -> Option<[f64; 4]> {
     (v.len() == 4).then(|| {
         [
             v[0].min(v[2]),
@@ -75,7 +77,7 @@ fn rect_of(v: &[f64]) -> Option<[f64; 4]> {
 
 /// The normal appearance stream of an annotation: None when /AP /N is missing, a
 /// dictionary of states, or not an indirect stream.
-fn normal_appearance(doc: &Document, annot: &Dictionary) -> Option<ObjectId> {
+pub(super) fn normal_appearance(doc: &Document, annot: &Dictionary) -> Option<ObjectId> {
     let ap = doc
         .dereference(annot.get(b"AP").ok()?)
         .ok()?
@@ -151,6 +153,7 @@ pub(crate) fn open(doc: &mut Document, fonts: &mut DocFonts, cand: Candidate) ->
         rect,
         text_box,
         model,
+        generated: None,
     })
 }
 
@@ -247,7 +250,7 @@ pub(crate) fn commit(doc: &mut Document, view: &View) -> Result<(), String> {
 }
 
 /// Whether any object of `doc` (or its trailer) refers to `id`.
-fn referenced(doc: &Document, id: ObjectId) -> bool {
+pub(super) fn referenced(doc: &Document, id: ObjectId) -> bool {
     fn walk(o: &Object, id: ObjectId, depth: u32) -> bool {
         if depth > 64 {
             return true; // too deep to tell: keep the object

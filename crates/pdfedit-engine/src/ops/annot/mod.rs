@@ -10,17 +10,27 @@
 //! colour and place; border, fill and callout line stay as they are. Text that does not
 //! fit follows `fit` (auto: condense and shrink within the page floors, then let the rest
 //! of the line move when it still ends inside the annotation's text box; otherwise
-//! `overflow`). An appearance that cannot be read or edited (no /AP /N stream, a font the
-//! planner cannot write in) fails with `annotation_text`; regenerating it from /DA is not
-//! done (the form appearance generator draws single-line field text, not FreeText's
-//! wrapped, bordered and called-out boxes).
+//! `overflow`).
+//!
+//! A FreeText without a normal appearance stream gets one drawn from its /Contents and
+//! /DA ([`regen`]: font, size or auto size, colour, /DS where simple, /Q, /RD, border,
+//! /C fill, wrapped in the box); the text is found in that appearance, /Contents and /RC
+//! are updated and the appearance is drawn again from the new /Contents. A FreeText whose
+//! stored appearance cannot be edited in place because its font cannot draw the new text
+//! is drawn anew the same way when its /DA font (from the form's /DR or the appearance's
+//! resources) can. Otherwise an appearance that cannot be read or edited fails with
+//! `annotation_text`, as does a FreeText without appearance that has a callout line or a
+//! cloudy border (not drawn by the generator).
 //!
 //! Verified like a page edit: the page is rendered with its annotations before and after,
-//! and no pixel outside the annotation's /Rect may change.
+//! and no pixel outside the annotation's /Rect may change. (PDFium renders a FreeText
+//! without appearance with one it generates, but its flattening, which text reading uses,
+//! does not show it: reading returns such an annotation's text only once it is edited.)
 
 mod appearance;
 mod contents;
 mod holds;
+mod regen;
 mod widgets;
 
 use std::collections::BTreeMap;
@@ -35,6 +45,7 @@ use crate::find::{
 use crate::model::fonts::DocFonts;
 use crate::model::form::Kind;
 use crate::model::text::display_box;
+use crate::ops::form::font::FormFonts;
 use crate::plan::line::plan_page;
 use crate::plan::{streams, Planned, REFLOW_NEEDED};
 use crate::read::PageText;
@@ -95,7 +106,19 @@ struct Done {
     view: View,
     matches: Vec<Match>,
     changes: Vec<Planned>,
+    /// Its appearance is drawn anew from /DA ([`regen`]) rather than edited in place.
+    regenerate: bool,
 }
+
+/// Refusals of the in-place edit that a FreeText's appearance drawn anew from /DA may
+/// overcome (the appearance's font cannot draw the new text).
+const FONT_REFUSALS: [FailReason; 5] = [
+    FailReason::MissingGlyphs,
+    FailReason::NoMetricFont,
+    FailReason::Type3Font,
+    FailReason::UnsupportedLayout,
+    FailReason::AnnotationText,
+];
 
 /// Applies a replace or delete that found nothing in the page content to the FreeText
 /// annotations in scope. Returns whether the edit was dealt with (applied, or failed with a
@@ -131,15 +154,41 @@ pub(crate) fn apply(
     let mut done = Vec::new();
     for (view, ms) in views.into_iter().zip(selected) {
         if ms.is_empty() {
-            appearance::close(&mut run.doc, view.scratch_page, view.copy);
+            regen::discard(&mut run.doc, view);
             continue;
         }
+        if view.generated.is_some() {
+            done.push(Done {
+                view,
+                matches: ms,
+                changes: Vec::new(),
+                regenerate: true,
+            });
+            continue;
+        }
+        let mark = run.doc.max_id;
         match plan(&mut run.doc, &mut run.fonts, &view, &ms, edit, policy) {
             Ok(changes) => done.push(Done {
                 view,
                 matches: ms,
                 changes,
+                regenerate: false,
             }),
+            Err((reason, _))
+                if view.cand.field.is_none()
+                    && FONT_REFUSALS.contains(&reason)
+                    && regen::da_font_draws(&mut run.doc, &view, &ms) =>
+            {
+                // What the planner added goes; the appearance is drawn anew instead.
+                run.doc.objects.retain(|id, _| id.0 <= mark);
+                run.fonts = DocFonts::default();
+                done.push(Done {
+                    view,
+                    matches: ms,
+                    changes: Vec::new(),
+                    regenerate: true,
+                });
+            }
             Err((reason, message)) => {
                 run.rollback(snapshot);
                 run.fail(edit, reason, message);
@@ -147,7 +196,20 @@ pub(crate) fn apply(
             }
         }
     }
-    for d in &done {
+    if let Err((reason, message)) = write(&mut run.doc, &mut done, policy) {
+        run.rollback(snapshot);
+        run.fail(edit, reason, message);
+        return Ok(true);
+    }
+    verify_and_keep(run, edit, snapshot, done)?;
+    Ok(true)
+}
+
+/// Writes each planned annotation: its own text (/Contents and /RC, or the field's value)
+/// and its appearance (the edited copy, or one drawn anew).
+fn write(doc: &mut Document, done: &mut [Done], policy: FontPolicy) -> Result<(), Refusal> {
+    let mut form_fonts = FormFonts::default();
+    for d in done {
         let pairs: Vec<(String, String)> = d
             .matches
             .iter()
@@ -161,19 +223,19 @@ pub(crate) fn apply(
                     .map(|m| (m.line, m.start, m.end, m.replacement.clone()))
                     .collect();
                 let widget = d.view.cand.annot_id;
-                widgets::update_field(&mut run.doc, f, widget, &d.view.model, &edits)
+                widgets::update_field(doc, f, widget, &d.view.model, &edits)
             }
-            None => contents::update(&mut run.doc, d.view.cand.annot_id, &pairs),
+            None => contents::update(doc, d.view.cand.annot_id, &pairs),
         };
-        let committed = own_text.and_then(|()| appearance::commit(&mut run.doc, &d.view));
-        if let Err(message) = committed {
-            run.rollback(snapshot);
-            run.fail(edit, FailReason::AnnotationText, message);
-            return Ok(true);
+        own_text.map_err(|m| (FailReason::AnnotationText, m))?;
+        if d.regenerate {
+            let n = d.matches.len();
+            d.changes = regen::commit(doc, &mut form_fonts, &mut d.view, n, policy)?;
+        } else {
+            appearance::commit(doc, &d.view).map_err(|m| (FailReason::AnnotationText, m))?;
         }
     }
-    verify_and_keep(run, edit, snapshot, done)?;
-    Ok(true)
+    Ok(())
 }
 
 /// Whether [`apply`] would deal with a replace or delete that found nothing in the page
@@ -202,7 +264,10 @@ pub(crate) fn locate(
 fn open_views(run: &mut Run, cands: Vec<Candidate>) -> Vec<View> {
     cands
         .into_iter()
-        .filter_map(|cand| appearance::open(&mut run.doc, &mut run.fonts, cand))
+        .filter_map(|cand| {
+            appearance::open(&mut run.doc, &mut run.fonts, cand.clone())
+                .or_else(|| regen::open(&mut run.doc, &mut run.fonts, cand))
+        })
         .collect()
 }
 

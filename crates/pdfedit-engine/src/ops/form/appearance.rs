@@ -8,7 +8,7 @@ use super::font::{FormFonts, Picked};
 use crate::plan::streams::hex;
 
 /// Padding between the border and the text, in points (Acrobat uses 2).
-const PAD: f64 = 2.0;
+pub(crate) const PAD: f64 = 2.0;
 /// Auto size (DA size 0) never exceeds this, so short values in tall fields stay readable.
 const AUTO_MAX: f64 = 12.0;
 /// Auto size never goes below this.
@@ -247,17 +247,17 @@ pub(crate) fn write_text_appearance(
 
 /// The lines of an appearance laid out in its box: the font size (from /DA, else the
 /// largest that fits), each line's place and text, and the highlighted rows of a list.
-struct LaidOut {
-    size: f64,
+pub(crate) struct LaidOut {
+    pub size: f64,
     /// (x, baseline y, text) at `size`.
-    lines: Vec<(f64, f64, String)>,
+    pub lines: Vec<(f64, f64, String)>,
     /// (y, height) of each selected row of a list box.
-    highlights: Vec<(f64, f64)>,
+    pub highlights: Vec<(f64, f64)>,
 }
 
 /// Lays `text` (or a list's options) out in a widget box `[w, h, border width, inner
-/// width]` as `layout` says.
-fn lay_out(
+/// width]` as `layout` says (also FreeText annotations' regenerated appearances).
+pub(crate) fn lay_out(
     fonts: &FormFonts,
     style: &TextStyle<'_>,
     [w, h, bw, inner]: [f64; 4],

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 
-use lopdf::{Document, Object, ObjectId};
+use lopdf::{Dictionary, Document, Object, ObjectId};
 use pdf_fonts::embed::{embed_font_file, EmbeddedFont};
 use pdf_fonts::registry::Kind as RegKind;
 use pdf_fonts::Font;
@@ -61,7 +61,23 @@ impl FormFonts {
         text: &str,
         policy: FontPolicy,
     ) -> Result<Picked, Refusal> {
-        let own = da_name.and_then(|n| self.dr_font(doc, n));
+        self.pick_in(doc, da_name, None, text, policy)
+    }
+
+    /// [`Self::pick`], looking the /DA font up in `own_fonts` (a /Font resource dictionary,
+    /// such as an annotation appearance's) when the form's /DR does not have it.
+    pub fn pick_in(
+        &mut self,
+        doc: &mut Document,
+        da_name: Option<&[u8]>,
+        own_fonts: Option<&Dictionary>,
+        text: &str,
+        policy: FontPolicy,
+    ) -> Result<Picked, Refusal> {
+        let own = da_name.and_then(|n| {
+            self.dr_font(doc, n)
+                .or_else(|| self.resource_font(doc, own_fonts?, n))
+        });
         if let Some((id, font)) = &own {
             if font.encode(text).is_ok() {
                 let d = font.descriptor();
@@ -78,7 +94,10 @@ impl FormFonts {
         }
         let (family, bold, italic) = match &own {
             Some((_, f)) => (f.family(), f.style().bold, f.style().italic),
-            None => (DEFAULT_FAMILY.to_string(), false, false),
+            None => match da_name.and_then(acrobat_font) {
+                Some((family, bold, italic)) => (family.to_string(), bold, italic),
+                None => (DEFAULT_FAMILY.to_string(), false, false),
+            },
         };
         let registry = crate::plan::choose::registry();
         let resolved = registry
@@ -129,6 +148,20 @@ impl FormFonts {
         })
     }
 
+    /// Whether the /DA font `da_name` (in the form's /DR, else in `own_fonts`) shows every
+    /// character of `text`.
+    pub fn named_font_draws(
+        &mut self,
+        doc: &mut Document,
+        da_name: &[u8],
+        own_fonts: Option<&Dictionary>,
+        text: &str,
+    ) -> bool {
+        self.dr_font(doc, da_name)
+            .or_else(|| self.resource_font(doc, own_fonts?, da_name))
+            .is_some_and(|(_, f)| f.encode(text).is_ok())
+    }
+
     /// `text` as string bytes of `picked` (every character was covered when it was picked).
     pub fn encode(&self, picked: &Picked, text: &str) -> Vec<u8> {
         match &picked.coder {
@@ -176,7 +209,19 @@ impl FormFonts {
             .ok()?
             .1
             .as_dict()
-            .ok()?;
+            .ok()?
+            .clone();
+        self.resource_font(doc, &fonts, name)
+    }
+
+    /// The font named `name` in the /Font resource dictionary `fonts`, made an indirect
+    /// object when it was inline.
+    fn resource_font(
+        &mut self,
+        doc: &mut Document,
+        fonts: &Dictionary,
+        name: &[u8],
+    ) -> Option<(ObjectId, Rc<Font>)> {
         let entry = fonts.get(name).ok()?.clone();
         let id = match entry {
             Object::Reference(id) => id,
@@ -190,6 +235,28 @@ impl FormFonts {
             .clone()?;
         Some((id, font))
     }
+}
+
+/// The family and style of the resource names Acrobat gives the standard fonts in /DA
+/// (`Helv`, `TiRo`, `Cour`, ...) and of the standard font names themselves, for a /DA
+/// whose font is in no resource dictionary.
+fn acrobat_font(name: &[u8]) -> Option<(&'static str, bool, bool)> {
+    let (family, (bold, italic)) = match name {
+        b"Helv" | b"Helvetica" | b"Arial" => ("Helvetica", (false, false)),
+        b"HeBo" | b"Helvetica-Bold" => ("Helvetica", (true, false)),
+        b"HeOb" | b"Helvetica-Oblique" => ("Helvetica", (false, true)),
+        b"HeBO" | b"Helvetica-BoldOblique" => ("Helvetica", (true, true)),
+        b"TiRo" | b"Times-Roman" | b"Times" => ("Times", (false, false)),
+        b"TiBo" | b"Times-Bold" => ("Times", (true, false)),
+        b"TiIt" | b"Times-Italic" => ("Times", (false, true)),
+        b"TiBI" | b"Times-BoldItalic" => ("Times", (true, true)),
+        b"Cour" | b"Courier" => ("Courier", (false, false)),
+        b"CoBo" | b"Courier-Bold" => ("Courier", (true, false)),
+        b"CoOb" | b"Courier-Oblique" => ("Courier", (false, true)),
+        b"CoBO" | b"Courier-BoldOblique" => ("Courier", (true, true)),
+        _ => return None,
+    };
+    Some((family, bold, italic))
 }
 
 fn nonzero(v: f64, fallback: f64) -> f64 {

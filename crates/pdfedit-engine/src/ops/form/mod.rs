@@ -7,9 +7,9 @@
 //! `field_ambiguous`, `value_not_accepted`, `missing_glyphs`, `no_metric_font`,
 //! `readback_mismatch`); the other fields of the same edit still apply.
 
-mod appearance;
+pub(crate) mod appearance;
 mod flatten;
-mod font;
+pub(crate) mod font;
 pub(crate) mod readback;
 pub(crate) mod text;
 mod value;
