@@ -51,9 +51,14 @@ export interface RssBench {
   split: {
     at: 'start' | 'tenth' | 'end';
     heapUsed: number;
+    heapTotal: number;
     external: number;
     arrayBuffers: number;
     blobCache: number;
+    /** Of the resident set: anonymous memory (V8's heap, malloc) and mapped files (code,
+     * SQLite's shared WAL index), from /proc/self/status. */
+    rssAnon: number;
+    rssFile: number;
   }[];
   /** Resident set of the engine processes at the end (MiB, summed) and how often one was recycled. */
   engineEnd: number;
@@ -70,14 +75,19 @@ function quantile(sorted: number[], q: number): number {
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
-/** Resident set of a process from /proc (bytes), 0 when it cannot be read. */
-function rssOf(pid: number): number {
+/** A size line of /proc/<pid>/status (bytes), 0 when it cannot be read. */
+function procStatus(field: string, pid: number | 'self' = 'self'): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return 0;
   }
+}
+
+/** Resident set of a process (bytes), 0 when it cannot be read. */
+function rssOf(pid: number): number {
+  return procStatus('VmRSS', pid);
 }
 
 interface EditAnswer {
@@ -237,6 +247,9 @@ async function rssOverEdits(
     return {
       at,
       heapUsed: m.heapUsed / MiB,
+      heapTotal: m.heapTotal / MiB,
+      rssAnon: procStatus('RssAnon') / MiB,
+      rssFile: (procStatus('RssFile') + procStatus('RssShmem')) / MiB,
       external: m.external / MiB,
       arrayBuffers: m.arrayBuffers / MiB,
       blobCache: blobBytesCache(api.blobs).bytes / MiB,

@@ -230,7 +230,7 @@ async function httpBench(): Promise<void> {
   );
   for (const s of m.split) {
     console.log(
-      `  ${s.at.padEnd(5)}: V8 heap used ${s.heapUsed.toFixed(1)} MiB, external ${s.external.toFixed(1)} MiB (array buffers ${s.arrayBuffers.toFixed(1)}), stored-blob cache ${s.blobCache.toFixed(1)} MiB`,
+      `  ${s.at.padEnd(5)}: anonymous ${s.rssAnon.toFixed(1)} MiB, mapped files ${s.rssFile.toFixed(1)} MiB; V8 heap used ${s.heapUsed.toFixed(1)} of ${s.heapTotal.toFixed(1)} MiB, external ${s.external.toFixed(1)} MiB (array buffers ${s.arrayBuffers.toFixed(1)}), stored-blob cache ${s.blobCache.toFixed(1)} MiB`,
     );
   }
   console.log(
