@@ -188,9 +188,9 @@ export async function reserveProduced(
  *
  * The bytes are not kept in the blob cache: most outputs are downloaded once or never read
  * by the service again (a preview or a further edit reads them into the cache then). Kept,
- * every edit's output lived in memory until 64 MiB of later ones pushed it out, and that
- * churn of ~100 KB buffers grew the process's native memory after the cache was full
- * (issue 18 item 6: bench/http.ts, RSS over 10,000 edits).
+ * every edit's output lived in memory until later ones pushed it out: over 10,000 one-page
+ * edits the cache was full (64 MiB) after the first 10 %, and the service's resident set
+ * ended at 264 MiB; without it, 198 MiB (issue 18 item 6, bench/http.ts).
  */
 export async function putProduced(
   blobs: BlobStore,
