@@ -19,6 +19,7 @@ import { buildServer } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { ensureAccount } from '../src/domain/accounts.js';
 import { createKey } from '../src/domain/api-keys.js';
+import { blobBytesCache } from '../src/store/blob-bytes.js';
 
 const MiB = 1024 * 1024;
 
@@ -45,6 +46,20 @@ export interface RssBench {
   start: number;
   tenth: number;
   end: number;
+  /** Where the service's memory is at the same three points (MiB): V8's heap in use, memory
+   * outside the heap held by JS objects (Buffers among it), and the stored-blob byte cache. */
+  split: {
+    at: 'start' | 'tenth' | 'end';
+    heapUsed: number;
+    heapTotal: number;
+    external: number;
+    arrayBuffers: number;
+    blobCache: number;
+    /** Of the resident set: anonymous memory (V8's heap, malloc) and mapped files (code,
+     * SQLite's shared WAL index), from /proc/self/status. */
+    rssAnon: number;
+    rssFile: number;
+  }[];
   /** Resident set of the engine processes at the end (MiB, summed) and how often one was recycled. */
   engineEnd: number;
   recycled: number;
@@ -60,14 +75,19 @@ function quantile(sorted: number[], q: number): number {
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
-/** Resident set of a process from /proc (bytes), 0 when it cannot be read. */
-function rssOf(pid: number): number {
+/** A size line of /proc/<pid>/status (bytes), 0 when it cannot be read. */
+function procStatus(field: string, pid: number | 'self' = 'self'): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return 0;
   }
+}
+
+/** Resident set of a process (bytes), 0 when it cannot be read. */
+function rssOf(pid: number): number {
+  return procStatus('VmRSS', pid);
 }
 
 interface EditAnswer {
@@ -222,6 +242,20 @@ async function rssOverEdits(
 ): Promise<RssBench> {
   const started = process.hrtime.bigint();
   const deadline = started + BigInt(Math.round(opts.rssSeconds * 1e9));
+  const splitNow = (at: RssBench['split'][number]['at']): RssBench['split'][number] => {
+    const m = process.memoryUsage();
+    return {
+      at,
+      heapUsed: m.heapUsed / MiB,
+      heapTotal: m.heapTotal / MiB,
+      rssAnon: procStatus('RssAnon') / MiB,
+      rssFile: (procStatus('RssFile') + procStatus('RssShmem')) / MiB,
+      external: m.external / MiB,
+      arrayBuffers: m.arrayBuffers / MiB,
+      blobCache: blobBytesCache(api.blobs).bytes / MiB,
+    };
+  };
+  const split = [splitNow('start')];
   const start = process.memoryUsage().rss;
   // RSS every 20 edits: the run may stop at its time limit, so 10 % is of the edits done.
   const samples: [number, number][] = [];
@@ -236,10 +270,12 @@ async function rssOverEdits(
       overheads.push(ms(t0) - body.timings.total_ms);
       done++;
       if (done % 20 === 0) samples.push([done, process.memoryUsage().rss]);
+      if (done === Math.ceil(opts.rssEdits / 10)) split.push(splitNow('tenth'));
     }
   };
   await Promise.all(Array.from({ length: api.config.engineProcesses }, lane));
   const end = process.memoryUsage().rss;
+  split.push(splitNow('end'));
   const tail = Math.max(1, Math.floor(overheads.length / 10));
   const median = (v: number[]) =>
     quantile(
@@ -253,6 +289,7 @@ async function rssOverEdits(
     editsDone: done,
     seconds: ms(started) / 1000,
     start: start / MiB,
+    split,
     tenth: (samples.find(([n]) => n >= done / 10)?.[1] ?? end) / MiB,
     end: end / MiB,
     engineEnd: api.engine.pids.reduce((n, pid) => n + rssOf(pid), 0) / MiB,

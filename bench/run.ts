@@ -228,6 +228,11 @@ async function httpBench(): Promise<void> {
   console.log(
     `  start ${m.start.toFixed(1)} MiB, after 10 % ${m.tenth.toFixed(1)} MiB, end ${m.end.toFixed(1)} MiB; growth ${(m.end - m.start).toFixed(1)} MiB from start, ${(m.end - m.tenth).toFixed(1)} MiB after the first 10 %`,
   );
+  for (const s of m.split) {
+    console.log(
+      `  ${s.at.padEnd(5)}: anonymous ${s.rssAnon.toFixed(1)} MiB, mapped files ${s.rssFile.toFixed(1)} MiB; V8 heap used ${s.heapUsed.toFixed(1)} of ${s.heapTotal.toFixed(1)} MiB, external ${s.external.toFixed(1)} MiB (array buffers ${s.arrayBuffers.toFixed(1)}), stored-blob cache ${s.blobCache.toFixed(1)} MiB`,
+    );
+  }
   console.log(
     `  engine processes at the end: ${m.engineEnd.toFixed(1)} MiB together (recycled past 400 MiB: ${m.recycled})`,
   );

@@ -180,69 +180,83 @@ export async function charge(
   opts: { ocrPages?: number } = {},
   now: number = Date.now(),
 ): Promise<Charge> {
+  return db.transaction().execute((trx) => chargeIn(trx, subject, workId, pages, opts, now));
+}
+
+/**
+ * `charge` inside the caller's transaction, so that the charge commits (or not) with the
+ * caller's own writes of the same work: an edit's output row and its idempotency answer.
+ * The transaction then holds the subject's lock (see lockSubject) until it ends.
+ */
+export async function chargeIn(
+  trx: Transaction<Database>,
+  subject: BillingSubject,
+  workId: string,
+  pages: number,
+  opts: { ocrPages?: number } = {},
+  now: number = Date.now(),
+): Promise<Charge> {
   const ocrPages = opts.ocrPages ?? 0;
   const billed = billingUnits(pages, ocrPages);
   const key = ledgerKey(subject);
-  return db.transaction().execute(async (trx) => {
-    await lockSubject(trx, key);
-    const existing = await billingDb(trx)
-      .selectFrom('usage_charges')
-      .selectAll()
-      .where('subject', '=', key.subject)
-      .where('mode', '=', key.mode)
-      .where('work_id', '=', workId)
-      .executeTakeFirst();
-    const before = await usageOf(trx, subject, now);
-    if (existing) {
-      return {
-        workId,
-        billed: existing.billed,
-        allowancePages: existing.allowance_pages,
-        creditPages: existing.credit_pages,
-        overagePages: existing.overage_pages,
-        replayed: true,
-        remaining: before.remaining,
-      };
-    }
-    const allowanceLeft = before.remaining - before.creditPages;
-    const allowancePages = Math.min(billed, allowanceLeft);
-    const creditPages = Math.min(billed - allowancePages, before.creditPages);
-    const overagePages = billed - allowancePages - creditPages;
-    if (billed > 0) {
-      await billingDb(trx)
-        .insertInto('usage_charges')
-        .values({
-          ...key,
-          work_id: workId,
-          period: before.period.label,
-          pages,
-          ocr_pages: ocrPages,
-          billed,
-          allowance_pages: allowancePages,
-          credit_pages: creditPages,
-          overage_pages: overagePages,
-          created_at: now,
-        })
-        .execute();
-      await addToTotals(trx, {
+  await lockSubject(trx, key);
+  const existing = await billingDb(trx)
+    .selectFrom('usage_charges')
+    .selectAll()
+    .where('subject', '=', key.subject)
+    .where('mode', '=', key.mode)
+    .where('work_id', '=', workId)
+    .executeTakeFirst();
+  const before = await usageOf(trx, subject, now);
+  if (existing) {
+    return {
+      workId,
+      billed: existing.billed,
+      allowancePages: existing.allowance_pages,
+      creditPages: existing.credit_pages,
+      overagePages: existing.overage_pages,
+      replayed: true,
+      remaining: before.remaining,
+    };
+  }
+  const allowanceLeft = before.remaining - before.creditPages;
+  const allowancePages = Math.min(billed, allowanceLeft);
+  const creditPages = Math.min(billed - allowancePages, before.creditPages);
+  const overagePages = billed - allowancePages - creditPages;
+  if (billed > 0) {
+    await billingDb(trx)
+      .insertInto('usage_charges')
+      .values({
         ...key,
+        work_id: workId,
         period: before.period.label,
+        pages,
+        ocr_pages: ocrPages,
         billed,
         allowance_pages: allowancePages,
         credit_pages: creditPages,
         overage_pages: overagePages,
-      });
-    }
-    return {
-      workId,
+        created_at: now,
+      })
+      .execute();
+    await addToTotals(trx, {
+      ...key,
+      period: before.period.label,
       billed,
-      allowancePages,
-      creditPages,
-      overagePages,
-      replayed: false,
-      remaining: before.remaining - allowancePages - creditPages,
-    };
-  });
+      allowance_pages: allowancePages,
+      credit_pages: creditPages,
+      overage_pages: overagePages,
+    });
+  }
+  return {
+    workId,
+    billed,
+    allowancePages,
+    creditPages,
+    overagePages,
+    replayed: false,
+    remaining: before.remaining - allowancePages - creditPages,
+  };
 }
 
 /** Adds a ledger row's numbers to its period's running total (the caller's transaction). */

@@ -5,6 +5,7 @@ import { base62Length, randomBase62 } from '../kernel/random-token.js';
 import type { Database } from '../store/schema.js';
 import type { SelfServiceSchema } from '../store/self-service-schema.js';
 import { toAccountPlan } from './accounts.js';
+import type { TermsAcceptance } from './terms.js';
 
 /** 24 random bytes = 192 bits: far beyond guessing, so a fast hash is the right store
  * (a slow KDF protects low-entropy passwords, not random keys; Stripe and GitHub agree). */
@@ -22,8 +23,9 @@ export interface NewKey {
 }
 
 export type KeyLookup =
-  /** `hold`: the account's hold reason (null: none), read with the key in the same statement. */
-  | { status: 'ok'; principal: Principal; hold: string | null }
+  /** `hold`: the account's hold reason (null: none), and `terms`: its acceptance of the
+   * document-integrity terms, read with the key in the same statement. */
+  | { status: 'ok'; principal: Principal; hold: string | null; terms: TermsAcceptance }
   | { status: 'malformed' }
   | { status: 'unknown' }
   | { status: 'revoked' };
@@ -98,6 +100,8 @@ export async function lookupKey(
       'api_keys.last_used_at as lastUsedAt',
       'accounts.plan as plan',
       'accounts.hold_reason as hold',
+      'accounts.terms_accepted_at as termsAcceptedAt',
+      'accounts.terms_version as termsVersion',
     ])
     .where('api_keys.key_hash', '=', hashKey(plaintext))
     .executeTakeFirst();
@@ -118,6 +122,7 @@ export async function lookupKey(
     status: 'ok',
     principal: { accountId: row.accountId, keyId: row.keyId, mode: row.mode, plan: toAccountPlan(row.plan) },
     hold: row.hold ?? null,
+    terms: { terms_accepted_at: row.termsAcceptedAt ?? null, terms_version: row.termsVersion ?? null },
   };
 }
 

@@ -3,7 +3,7 @@ import type { EngineEditResult } from '../engine/tasks.js';
 import { fileUrl } from '../net/tokens.js';
 import { previewUrl } from './change-preview.js';
 import { failedEntries, unmatchedEntries } from './edit-failures.js';
-import { createStoredFile, type FileOwner, newFileId } from './files.js';
+import { createStoredFile, type FileOwner } from './files.js';
 
 export type EditStatus = 'done' | 'partial' | 'failed';
 
@@ -58,8 +58,10 @@ function changeEntry(
 }
 
 /**
- * Stores the output and the before/after previews of each change (derived files, deleted
- * with their source) and builds the result body of SPEC "Edit result".
+ * Builds the result body of SPEC "Edit result" for an edit whose output is (being) stored
+ * as `output` (the caller stores the output itself: src/domain/run-edit.ts), storing the
+ * before/after previews of each change when they are not lazy (derived files of the output,
+ * deleted with it).
  */
 export async function buildEditResult(
   fastify: Pick<FastifyInstance, 'config' | 'db' | 'blobs'>,
@@ -71,14 +73,17 @@ export async function buildEditResult(
     store = true,
     lazyPreviews = false,
     beforeFileId,
+    output: outputFile,
   }: {
     store?: boolean;
     lazyPreviews?: boolean;
     /** The stored file a lazy before preview is drawn from, when it is not `sourceFileId`. */
     beforeFileId?: string | undefined;
+    /** The output's file (id and expiry): needed when the edit changed the document. */
+    output?: { id: string; expiresAt: number } | undefined;
   } = {},
 ) {
-  const { config, db, blobs } = fastify;
+  const { config } = fastify;
   const status = editStatus(result);
   let output: { file_id: string; url: string; expires_at: string } | null = null;
   const changes = [];
@@ -86,24 +91,10 @@ export async function buildEditResult(
     // options.dry_run: what would change, with nothing saved (no output, no previews).
     for (const c of result.changes) changes.push(changeEntry(c, null, null));
   } else if (result.changes.length > 0 || result.removed.length > 0) {
-    // The output and its previews (when not lazy) are written at once: a preview names its
-    // output by id (parent_id has no foreign key), and the answer waits for all of them.
-    const outputId = newFileId();
-    const stored = storePreviews(fastify, owner, outputId, lazyPreviews ? [] : result.changes);
-    const [outcome, previews] = await Promise.allSettled([
-      createStoredFile(db, blobs, owner, {
-        id: outputId,
-        kind: 'output',
-        contentType: 'application/pdf',
-        ttlMs: config.fileTtlMs,
-        parentId: sourceFileId ?? null,
-        bytes: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength),
-      }),
-      stored,
-    ]);
-    if (outcome.status === 'rejected') throw outcome.reason;
-    if (previews.status === 'rejected') throw previews.reason;
-    const out = outcome.value;
+    if (!outputFile) throw new Error('an edit that changed the document needs its output file');
+    // Previews that are not lazy name their output by id (parent_id has no foreign key).
+    const previews = await storePreviews(fastify, owner, outputFile.id, lazyPreviews ? [] : result.changes);
+    const out = { id: outputFile.id, expires_at: outputFile.expiresAt };
     output = {
       file_id: out.id,
       url: fileUrl(config, out.id, 'get', out.expires_at),
@@ -123,7 +114,7 @@ export async function buildEditResult(
         );
       for (const c of result.changes) changes.push(changeEntry(c, link(c, 'before'), link(c, 'after')));
     }
-    previews.value.forEach(([before, after], i) => {
+    previews.forEach(([before, after], i) => {
       changes.push(changeEntry(result.changes[i]!, before, after));
     });
   }

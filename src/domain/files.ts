@@ -42,6 +42,11 @@ export interface ReserveInput {
   ttlMs: number;
   parentId?: string | null;
   now?: number;
+  /** The blob key the bytes will be written under, fixed now (a file the service
+   * produces): should the process die before the row says stored, the retention sweep
+   * still finds the blob through the row and removes it. Uploads leave it null: each PUT
+   * chooses its own. */
+  blobKey?: string | null;
 }
 
 /** A new `reserved` row; its bytes arrive later through markStored. */
@@ -59,7 +64,7 @@ export async function reserveFile(
     kind: input.kind,
     parent_id: input.parentId ?? null,
     status: 'reserved',
-    blob_key: null,
+    blob_key: input.blobKey ?? null,
     max_bytes: input.maxBytes,
     size: null,
     content_type: input.contentType,
@@ -79,11 +84,23 @@ export async function reserveFile(
 export async function markStored(
   db: Db,
   id: string,
-  stored: { blobKey: string; size: number; sha256: string },
+  stored: {
+    blobKey: string;
+    size: number;
+    sha256: string;
+    /** A file the service produced (reserveProduced): its cap is its size. */
+    produced?: boolean;
+  },
 ): Promise<boolean> {
   const result = await filesDb(db)
     .updateTable('files')
-    .set({ status: 'stored', blob_key: stored.blobKey, size: stored.size, sha256: stored.sha256 })
+    .set({
+      status: 'stored',
+      blob_key: stored.blobKey,
+      size: stored.size,
+      sha256: stored.sha256,
+      ...(stored.produced ? { max_bytes: stored.size } : {}),
+    })
     .where('id', '=', id)
     .where('status', '=', 'reserved')
     .where('deleted_at', 'is', null)
@@ -106,12 +123,17 @@ export async function createStoredFile(
     bytes: Buffer;
     /** The id to give it (newFileId()), when files derived from it are stored at the same time. */
     id?: string;
+    /** Keep the bytes in the blob cache (default): false for bytes that are seldom read back
+     * (a copy kept only for previews), which would push out the ones that are. */
+    cache?: boolean;
   },
 ): Promise<FileRow> {
   const id = input.id ?? newFileId();
   const blobKey = `${id}-${randomBase62(8)}`;
   const [reserved, put] = await Promise.allSettled([
-    reserveFile(db, owner, { ...input, maxBytes: input.bytes.length }, id),
+    // The key in the row from the start: a blob written by a process that dies before the
+    // row says stored is still found (and removed) by the retention sweep.
+    reserveFile(db, owner, { ...input, maxBytes: input.bytes.length, blobKey }, id),
     blobs.put(blobKey, input.bytes, { maxBytes: input.bytes.length }),
   ]);
   if (reserved.status === 'rejected') {
@@ -127,9 +149,70 @@ export async function createStoredFile(
     await blobs.delete(blobKey);
     throw new Error(`file ${file.id} was deleted while it was being stored`);
   }
-  // The bytes are in hand: a later read (the output edited again, its preview) needs no store.
-  blobBytesCache(blobs).set(blobKey, input.bytes);
+  // The bytes are in hand: a later read (a job's input, read by its worker) needs no store.
+  if (input.cache !== false) blobBytesCache(blobs).set(blobKey, input.bytes);
   return { ...file, status: 'stored', blob_key: blobKey, size: stored.size, sha256: stored.sha256 };
+}
+
+/** A file the service will produce, its row reserved and its blob key chosen before the
+ * bytes exist (see `reserveProduced`). */
+export interface ProducedFile {
+  id: string;
+  blobKey: string;
+  expiresAt: number;
+}
+
+/**
+ * Reserves the row of a file the service is about to produce (an edit's output, reserved
+ * while the engine works, so that the answer waits only for the bytes and one commit):
+ * `reserved`, with its blob key fixed. `putProduced` writes the bytes, then `markStored`
+ * (in the caller's transaction) makes it `stored`. Until then nobody can read it; a row
+ * left reserved (the edit failed, the process died) expires, and the sweep removes the
+ * blob its key names, if any was written.
+ */
+export async function reserveProduced(
+  db: Db,
+  owner: FileOwner,
+  input: Omit<ReserveInput, 'maxBytes' | 'blobKey'> & { id?: string },
+): Promise<ProducedFile> {
+  const id = input.id ?? newFileId();
+  const blobKey = `${id}-${randomBase62(8)}`;
+  // max_bytes is an upload's cap; a produced file's is its size, set when it is stored.
+  const row = await reserveFile(db, owner, { ...input, maxBytes: 0, blobKey }, id);
+  return { id, blobKey, expiresAt: row.expires_at };
+}
+
+/**
+ * Writes a produced file's bytes under its reserved key. The row is still `reserved`: the
+ * caller marks it stored, with the size and digest returned here.
+ *
+ * The bytes are not kept in the blob cache: most outputs are downloaded once or never read
+ * by the service again (a preview or a further edit reads them into the cache then). Kept,
+ * every edit's output lived in memory until later ones pushed it out: over 10,000 one-page
+ * edits the cache was full (64 MiB) after the first 10 %, and the service's resident set
+ * ended at 264 MiB; without it, 198 MiB (issue 18 item 6, bench/http.ts).
+ */
+export async function putProduced(
+  blobs: BlobStore,
+  file: ProducedFile,
+  bytes: Buffer,
+): Promise<{ size: number; sha256: string }> {
+  return blobs.put(file.blobKey, bytes, { maxBytes: bytes.length });
+}
+
+/**
+ * A produced file that will not be stored after all (the edit failed or changed nothing):
+ * its reserved row is marked deleted, so the retention sweep removes whatever blob its key
+ * may name (a write that failed halfway on an object store).
+ */
+export async function dropReserved(db: Db, id: string, now: number = Date.now()): Promise<void> {
+  await filesDb(db)
+    .updateTable('files')
+    .set({ deleted_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'reserved')
+    .where('deleted_at', 'is', null)
+    .execute();
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { clientAddressGroup } from '../billing/client-ip.js';
 import { ApiError } from '../kernel/api-error.js';
 import type { Principal } from '../kernel/principal.js';
@@ -42,6 +42,12 @@ import type { Database } from '../store/schema.js';
  *
  * Race-free on SQLite and PostgreSQL: the primary key (scope, key) admits one insert; every
  * later step is a conditional update on the owner token.
+ *
+ * `run` may write its final answer itself with `ctx.settle(trx, answer)`, inside the
+ * transaction of its own last writes (an edit: the output's row and the charge), so that
+ * the answer commits with the work it describes, and with one commit fewer on the way to
+ * it. The record is then not written again when `run` returns; a `run` that throws after
+ * settling has its answer kept (it is final), like any stored answer.
  */
 
 export const MAX_KEY_LENGTH = 255;
@@ -153,6 +159,13 @@ function replay(row: Row): IdempotentResponse & { replayed: true } {
   };
 }
 
+/** What `run` is given: the work id to charge under, and a way to write its answer in its
+ * own transaction (see the module comment). */
+export interface IdempotentRun {
+  workId: string;
+  settle(trx: Transaction<Database>, res: IdempotentResponse): Promise<void>;
+}
+
 type Claim = { kind: 'owner'; owner: string; createdAt: number } | { kind: 'existing'; row: Row };
 
 /** Inserts the running record, or takes over an expired or abandoned one, or reports the
@@ -220,8 +233,10 @@ async function finish(
   key: string,
   owner: string,
   res: IdempotentResponse,
+  dbx: Kysely<Database> | Transaction<Database> = o.db,
 ): Promise<void> {
-  await db(o)
+  await dbx
+    .withTables<IdempotencySchema>()
     .updateTable('idempotency_records')
     .set({
       state: 'done',
@@ -249,7 +264,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Runs `run` at most once per key and scope (see the module comment for the rules). */
 export async function withIdempotency(
   o: IdempotencyOptions,
-  run: (ctx: { workId: string }) => Promise<IdempotentResponse>,
+  run: (ctx: IdempotentRun) => Promise<IdempotentResponse>,
 ): Promise<IdempotentResponse & { replayed: boolean }> {
   const now = o.now ?? Date.now;
   const key = resolveKey(o.key, o.scope, o.route, o.bodyHash);
@@ -280,13 +295,22 @@ async function execute(
   key: string,
   owner: string,
   createdAt: number,
-  run: (ctx: { workId: string }) => Promise<IdempotentResponse>,
+  run: (ctx: IdempotentRun) => Promise<IdempotentResponse>,
 ): Promise<IdempotentResponse> {
   let res: IdempotentResponse;
+  // Set once run's own transaction wrote the answer (it commits or throws out of run).
+  let settled = false;
+  const settle = async (trx: Transaction<Database>, answer: IdempotentResponse) => {
+    await finish(o, key, owner, answer, trx);
+    settled = true;
+  };
   try {
-    res = await run({ workId: workIdOf(o.scope, key, createdAt) });
+    res = await run({ workId: workIdOf(o.scope, key, createdAt), settle });
   } catch (err) {
-    if (err instanceof ApiError && STORED_ERROR_STATUSES.has(err.status)) {
+    // After settle: a transaction that wrote the answer and then failed rolled it back (the
+    // record is still running, and released for a retry); one that committed it left a
+    // final answer, which release (running records only) leaves as it is.
+    if (!settled && err instanceof ApiError && STORED_ERROR_STATUSES.has(err.status)) {
       await finish(o, key, owner, { status: err.status, headers: err.headers ?? {}, body: err.toBody() });
     } else {
       await release(o, key, owner).catch(() => {});
@@ -295,7 +319,7 @@ async function execute(
   }
   if (res.status >= 500 || (res.status >= 400 && !STORED_ERROR_STATUSES.has(res.status))) {
     await release(o, key, owner);
-  } else {
+  } else if (!settled) {
     await finish(o, key, owner, res);
   }
   return res;

@@ -1,14 +1,26 @@
 import type { FastifyInstance } from 'fastify';
-import { billingUnits, charge, usageOf } from '../billing/meter.js';
+import type { Kysely, Transaction } from 'kysely';
+import { billingUnits, chargeIn, usageOf } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
 import { type BillingSubject, planOf } from '../billing/subject.js';
 import { ocrCacheFor } from '../engine/ocr-cache.js';
 import type { EngineEdit, EngineEditResult } from '../engine/tasks.js';
 import type { EditOptions } from '../schemas/edit.js';
+import type { Database } from '../store/schema.js';
 import { engineOcr } from './edit-request.js';
 import { buildEditResult } from './edit-result.js';
-import type { FileOwner } from './files.js';
-import { acceptedCurrentTerms } from './terms.js';
+import {
+  createStoredFile,
+  deleteFile,
+  dropReserved,
+  type FileOwner,
+  markStored,
+  newFileId,
+  type ProducedFile,
+  putProduced,
+  reserveProduced,
+} from './files.js';
+import { acceptedCurrentTerms, type TermsAcceptance } from './terms.js';
 
 /** What running an edit needs from the service: the sync route and the job runner both pass it. */
 export type EditServices = Pick<FastifyInstance, 'config' | 'db' | 'blobs' | 'engine'>;
@@ -42,63 +54,84 @@ export interface RunEditInput {
    * process by the exact bytes they show: crates/pdfedit-engine/src/template.rs). The
    * result is the one an uncached edit gives. */
   templateCache?: boolean;
+  /** The caller's own record of the finished edit (the sync route: its idempotency answer),
+   * written in the transaction that marks the output stored and charges it, so that the
+   * three commit together. Called once, for an edit that was stored or charged. */
+  commit?: (trx: Transaction<Database>, done: RunEditDone) => Promise<void>;
 }
 
 export type EditBody = Awaited<ReturnType<typeof buildEditResult>>;
 
 export type RunEditOutcome =
   /** Every edit that matched was rolled back: nothing to bill, nothing stored. */
-  | { kind: 'all_failed'; result: EngineEditResult }
-  | {
-      kind: 'ok';
-      result: EngineEditResult;
-      body: EditBody;
-      /** Billing units charged (or, with no work id, to be charged by the caller). */
-      pagesBilled: number;
-      /** Of the pages touched, how many were read by OCR (each counts five in pagesBilled). */
-      ocrPages: number;
-    };
+  { kind: 'all_failed'; result: EngineEditResult } | RunEditDone;
+
+export interface RunEditDone {
+  kind: 'ok';
+  result: EngineEditResult;
+  body: EditBody;
+  /** Billing units charged (or, with no work id, to be charged by the caller). */
+  pagesBilled: number;
+  /** Of the pages touched, how many were read by OCR (each counts five in pagesBilled). */
+  ocrPages: number;
+}
 
 /**
  * The one path of an edit: engine call, one charge per work id (a re-run bills nothing
  * more), output and previews stored, result body assembled. Quota is the caller's to check
  * before (sync: before the engine; job: before queueing).
+ *
+ * What the answer waits for after the engine (issue 18 item 5): the output's bytes, then one
+ * transaction that marks its row stored, charges the work and writes the caller's record
+ * (`commit`). The output's row was reserved while the engine worked, and so was the copy of
+ * a document that is stored nowhere else (the before side of its lazy previews).
  */
 export async function runEdit(svc: EditServices, input: RunEditInput): Promise<RunEditOutcome> {
   const cache = ocrCacheFor(svc.config);
   const { ocr, docKey } = engineOcr(input.options, input.pdf, cache);
-  // Previews are rendered when first fetched, from the stored source and output (issue 18
-  // item 5), when both are stored and open without a password; a dry run has none.
-  const lazyPreviews =
-    input.dryRun === true ||
-    (input.password === undefined && (input.sourceFileId ?? input.previewSourceId) !== undefined);
-  const result = await svc.engine.edit(
-    {
-      pdf: input.pdf,
-      ...(input.password !== undefined ? { password: input.password } : {}),
-      edits: input.edits,
-      options: {
-        font: { policy: input.options?.font?.policy ?? 'prefer_exact' },
-        break_signature: input.options?.break_signature ?? false,
-        ...(input.mark !== undefined ? { mark: input.mark } : {}),
-        watermark: input.options?.watermark ?? 'auto',
-        watermark_off_allowed: input.watermarkOffAllowed ?? (await watermarkOffAllowed(svc, input.subject)),
-        ...ocr,
-        lazy_previews: lazyPreviews,
-        ...(input.templateCache ? { template_cache: true } : {}),
-        limits: PLANS[planOf(input.subject)].engineLimits,
+  const dryRun = input.dryRun === true;
+  // Previews are rendered when first fetched, from the stored document before the edit
+  // and the output (issue 18 item 5), whenever both open without a password; a dry run
+  // has none.
+  const lazyPreviews = dryRun || input.password === undefined;
+  const watermarkOff = input.watermarkOffAllowed ?? (await watermarkOffAllowed(svc, input.subject));
+  const place = dryRun ? undefined : prepareOutput(svc, input, lazyPreviews);
+  let result: EngineEditResult;
+  try {
+    result = await svc.engine.edit(
+      {
+        pdf: input.pdf,
+        ...(input.password !== undefined ? { password: input.password } : {}),
+        edits: input.edits,
+        options: {
+          font: { policy: input.options?.font?.policy ?? 'prefer_exact' },
+          break_signature: input.options?.break_signature ?? false,
+          ...(input.mark !== undefined ? { mark: input.mark } : {}),
+          watermark: input.options?.watermark ?? 'auto',
+          watermark_off_allowed: watermarkOff,
+          ...ocr,
+          lazy_previews: lazyPreviews,
+          ...(input.templateCache ? { template_cache: true } : {}),
+          limits: PLANS[planOf(input.subject)].engineLimits,
+        },
       },
-    },
-    input.timeoutMs,
-  );
+      input.timeoutMs,
+    );
+  } catch (err) {
+    place?.discard();
+    throw err;
+  }
   if (docKey !== undefined && result.ocr_read?.length) cache.put(docKey, result.ocr_read);
   // A redaction that only removed strings outside the page text still changed the document.
-  if (result.changes.length === 0 && result.removed.length === 0 && result.failed.length > 0)
+  const changed = result.changes.length > 0 || result.removed.length > 0;
+  if (!changed && result.failed.length > 0) {
+    place?.discard();
     return { kind: 'all_failed', result };
+  }
   const pages = result.pages_touched.length;
   // SPEC Limits: a touched page that was read by OCR counts five.
   const ocrPages = (result.ocr_pages ?? []).filter((p) => result.pages_touched.includes(p)).length;
-  if (input.dryRun) {
+  if (!place) {
     const usage = await usageOf(svc.db, input.subject, svc.config.now());
     const body = await buildEditResult(
       svc,
@@ -110,23 +143,177 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
     );
     return { kind: 'ok', result, body, pagesBilled: 0, ocrPages: 0 };
   }
-  // The output is stored first, then charged: an output that cannot be stored (disk full,
-  // blob store down) is an error that bills nothing, and a crash between the two leaves an
-  // unreferenced file that expires, while the re-run (same work id) is charged once.
-  const body = await buildEditResult(
-    svc,
-    input.owner,
-    input.sourceFileId,
-    result,
-    { pages_billed: 0, remaining: null },
-    { lazyPreviews, beforeFileId: input.previewSourceId },
+  if (!changed) place.discard();
+  // The output's bytes and the body (previews stored when not lazy) at once. The output is
+  // stored before it is charged: an output that cannot be stored (disk full, blob store
+  // down) is an error that bills nothing.
+  const [stored, built] = await Promise.allSettled([
+    changed ? place.store(result.pdf) : undefined,
+    buildEditResult(
+      svc,
+      input.owner,
+      input.sourceFileId,
+      result,
+      { pages_billed: 0, remaining: null },
+      {
+        lazyPreviews,
+        beforeFileId: input.previewSourceId ?? place.beforeId,
+        ...(changed ? { output: place.file } : {}),
+      },
+    ),
+  ]);
+  if (stored.status === 'rejected') throw stored.reason;
+  if (built.status === 'rejected') {
+    if (stored.value) place.discard();
+    throw built.reason;
+  }
+  try {
+    return await commitEdit(svc, input, stored.value, {
+      kind: 'ok',
+      result,
+      body: built.value,
+      pagesBilled: billingUnits(pages, ocrPages),
+      ocrPages,
+    });
+  } catch (err) {
+    // Rolled back: the output's row is still reserved (a committed one is left alone).
+    place.discard();
+    throw err;
+  }
+}
+
+/**
+ * The edit's last writes, in one transaction when there is more than one: the output's
+ * row marked stored, the charge (once per work id), the caller's record. A crash before
+ * the commit leaves none of them (the re-run, same work id, stores and charges once); the
+ * output's blob, written before, is removed by the retention sweep through its reserved row.
+ */
+async function commitEdit(
+  svc: EditServices,
+  input: RunEditInput,
+  output: StoredOutput | undefined,
+  done: RunEditDone,
+): Promise<RunEditDone> {
+  const pages = done.result.pages_touched.length;
+  const { workId, commit } = input;
+  const mark = async (dbx: Kysely<Database>) => {
+    if (output && !(await markStored(dbx, output.id, { ...output, produced: true }))) {
+      throw new Error(`file ${output.id} was deleted while it was being stored`);
+    }
+  };
+  if (workId === undefined && !commit) {
+    // A batch record: its output only; the batch is charged once at its end.
+    await mark(svc.db);
+    done.body.usage = { pages_billed: done.pagesBilled, remaining: null };
+    return done;
+  }
+  return svc.db.transaction().execute(async (trx) => {
+    await mark(trx);
+    const charged =
+      workId === undefined
+        ? { billed: done.pagesBilled, remaining: null }
+        : await chargeIn(trx, input.subject, workId, pages, { ocrPages: done.ocrPages }, svc.config.now());
+    done.body.usage = { pages_billed: charged.billed, remaining: charged.remaining };
+    done.pagesBilled = charged.billed;
+    await commit?.(trx, done);
+    return done;
+  });
+}
+
+/** An output stored under its reserved row (not yet marked stored). */
+interface StoredOutput extends ProducedFile {
+  size: number;
+  sha256: string;
+}
+
+/** Where an edit's output goes, prepared while the engine works. */
+interface OutputPlace {
+  /** The output's id and expiry (its row is being reserved). */
+  file: { id: string; expiresAt: number };
+  /** The stored copy of the document its lazy before previews are drawn from, when the
+   * document is stored nowhere else. */
+  beforeId: string | undefined;
+  /** Writes the output's bytes (after the reservation, and the copy, are in). */
+  store(pdf: Uint8Array): Promise<StoredOutput>;
+  /** Nothing to store after all (the edit failed or changed nothing): the reserved row and
+   * the copy go, in the background; what fails here the retention sweep removes later. */
+  discard(): void;
+}
+
+/** Resolves to the value or the error: a promise that is never left rejected unheard. */
+function settled<T>(p: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return Promise.allSettled([p]).then(([r]) => r!);
+}
+
+function settledValue<T>(r: PromiseSettledResult<T>): T {
+  if (r.status === 'rejected') throw r.reason;
+  return r.value;
+}
+
+function prepareOutput(svc: EditServices, input: RunEditInput, lazyPreviews: boolean): OutputPlace {
+  const { config, db, blobs } = svc;
+  const now = config.now();
+  const id = newFileId();
+  const reserved = settled(
+    reserveProduced(db, input.owner, {
+      id,
+      kind: 'output',
+      contentType: 'application/pdf',
+      ttlMs: config.fileTtlMs,
+      parentId: input.sourceFileId ?? null,
+      now,
+    }),
   );
-  const charged =
-    input.workId === undefined
-      ? { billed: billingUnits(pages, ocrPages), remaining: null }
-      : await charge(svc.db, input.subject, input.workId, pages, { ocrPages }, svc.config.now());
-  body.usage = { pages_billed: charged.billed, remaining: charged.remaining };
-  return { kind: 'ok', result, body, pagesBilled: charged.billed, ocrPages };
+  // A document sent in the request (multipart, a URL) is stored nowhere: its copy is the
+  // before side of the lazy previews (instead of previews rendered before answering). It
+  // is derived from the output, so deleting the output deletes it.
+  const beforeId =
+    lazyPreviews && input.sourceFileId === undefined && input.previewSourceId === undefined
+      ? newFileId()
+      : undefined;
+  const copy =
+    beforeId === undefined
+      ? undefined
+      : settled(
+          createStoredFile(db, blobs, input.owner, {
+            id: beforeId,
+            kind: 'upload',
+            contentType: 'application/pdf',
+            ttlMs: config.fileTtlMs,
+            parentId: id,
+            bytes: input.pdf,
+            now,
+            cache: false,
+          }),
+        );
+  let discarded = false;
+  const discard = () => {
+    if (discarded) return;
+    discarded = true;
+    void (async () => {
+      if ((await reserved).status === 'fulfilled') await dropReserved(db, id);
+      if (copy && (await copy).status === 'fulfilled') await deleteFile(db, blobs, input.owner, beforeId!);
+    })().catch(() => {});
+  };
+  return {
+    file: { id, expiresAt: now + config.fileTtlMs },
+    beforeId,
+    discard,
+    async store(pdf) {
+      const [file, put] = await Promise.allSettled([
+        reserved.then(settledValue).then(async (f) => {
+          const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+          return { ...f, ...(await putProduced(blobs, f, bytes)) };
+        }),
+        copy?.then(settledValue),
+      ]);
+      if (file.status === 'rejected' || put.status === 'rejected') {
+        discard();
+        throw file.status === 'rejected' ? file.reason : (put as PromiseRejectedResult).reason;
+      }
+      return file.value;
+    },
+  };
 }
 
 /**
@@ -138,13 +325,17 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
 export async function watermarkOffAllowed(
   svc: Pick<EditServices, 'db'>,
   subject: BillingSubject,
+  /** The account's acceptance when already read (with the key): no second read. */
+  terms?: TermsAcceptance,
 ): Promise<boolean> {
   if (subject.kind !== 'account' || !PLANS[subject.plan].watermarkOffAllowed) return false;
-  const row = await svc.db
-    .selectFrom('accounts')
-    .select(['terms_accepted_at', 'terms_version'])
-    .where('id', '=', subject.accountId)
-    .executeTakeFirst();
+  const row =
+    terms ??
+    (await svc.db
+      .selectFrom('accounts')
+      .select(['terms_accepted_at', 'terms_version'])
+      .where('id', '=', subject.accountId)
+      .executeTakeFirst());
   return row !== undefined && acceptedCurrentTerms(row);
 }
 

@@ -17,7 +17,7 @@ import {
 } from '../domain/idempotency.js';
 import { checkWebhookUrl, createJob } from '../domain/jobs.js';
 import { keylessFileOwner } from '../domain/keyless-owner.js';
-import { runEdit } from '../domain/run-edit.js';
+import { type RunEditDone, runEdit, watermarkOffAllowed } from '../domain/run-edit.js';
 import { sampleMarkFor } from '../domain/sample-mark.js';
 import { ocrBudgetMs } from '../engine/ocr-cache.js';
 import { ApiError } from '../kernel/api-error.js';
@@ -75,6 +75,24 @@ function idempotencyBody(input: EditInput, raw: unknown): unknown {
       password: input.doc.password,
     }
   );
+}
+
+/** The answer of an edit that applied: its result, or with `Accept: application/pdf` the
+ * edited document itself (when it changed). */
+function answerOf(done: RunEditDone, pdf: boolean): IdempotentResponse {
+  const { result, body } = done;
+  if (pdf && (result.changes.length > 0 || result.removed.length > 0)) {
+    return {
+      status: 200,
+      headers: {
+        'content-type': 'application/pdf',
+        'x-edit-status': body.status,
+        'x-pages-billed': String(done.pagesBilled),
+      },
+      body: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength),
+    };
+  }
+  return { status: 200, headers: {}, body };
 }
 
 /** Whose the outputs are: the key's account and mode, or the keyless system owner. */
@@ -201,7 +219,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
         leaseMs: 2 * config.syncTimeoutMs,
         now: config.now,
       },
-      async ({ workId }): Promise<IdempotentResponse> => {
+      async ({ workId, settle }): Promise<IdempotentResponse> => {
         // Refused before any work: the worst case is every page of the document.
         // The worst case: every page touched, each read by OCR (five) when OCR is on.
         const worst = doc.info.pageCount * (input.options?.ocr ? 5 : 1);
@@ -224,6 +242,14 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
         }
         // Plan concurrency: sync edits of an account above it answer 429 (jobs queue instead).
         const owner = await outputOwner(fastify, principal);
+        // Read with the key: the edit asks the account nothing more.
+        const offAllowed = await watermarkOffAllowed(fastify, subject, request.accountTerms);
+        // The answer is written with the output's row and the charge, in their transaction.
+        let answer: IdempotentResponse | undefined;
+        const commit = async (trx: Parameters<typeof settle>[0], done: RunEditDone) => {
+          answer = answerOf(done, wantsPdf && !dryRun);
+          await settle(trx, answer);
+        };
         const outcome = await fastify.editSlots(principal, () =>
           runEdit(fastify, {
             owner,
@@ -240,6 +266,8 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
               input.options?.ocr ? doc.info.pageCount : 0,
             ),
             dryRun,
+            watermarkOffAllowed: offAllowed,
+            commit,
           }),
         );
         const { result } = outcome;
@@ -256,19 +284,7 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
           );
           return { status: err.status, headers: {}, body: err.toBody() };
         }
-        const { body } = outcome;
-        if (wantsPdf && !dryRun && (result.changes.length > 0 || result.removed.length > 0)) {
-          return {
-            status: 200,
-            headers: {
-              'content-type': 'application/pdf',
-              'x-edit-status': body.status,
-              'x-pages-billed': String(outcome.pagesBilled),
-            },
-            body: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength),
-          };
-        }
-        return { status: 200, headers: {}, body };
+        return answer ?? answerOf(outcome, wantsPdf && !dryRun);
       },
     );
     return sendAnswer(reply, answer);

@@ -11,14 +11,16 @@ import type { BlobStore } from './blobs.js';
  * what is kept can never be stale. The cache is not an authority: every caller finds the
  * file's row first (owner, stored, not deleted, not expired) and only then asks here, so a
  * deleted or expired file is never served from memory; deleting a blob also drops it here.
- * Bounded by total bytes (oldest out first) and by age.
+ * Bounded by total bytes (oldest out first) and by age: 32 MiB holds a few hundred
+ * one-page documents, or four at the largest size kept; what a service holds here it holds
+ * for good once the cache is full (issue 18 item 6), so the bound is part of its memory.
  */
 export class BlobBytesCache {
   private readonly entries = new Map<string, { bytes: Buffer; expires: number }>();
   private total = 0;
 
   constructor(
-    readonly maxBytes = 64 * 1024 * 1024,
+    readonly maxBytes = 32 * 1024 * 1024,
     /** Larger blobs are read each time: one of them would push out many small ones. */
     readonly maxEntryBytes = 8 * 1024 * 1024,
     readonly ttlMs = 10 * 60_000,

@@ -22,6 +22,9 @@ interface DummyBody {
   n?: number;
   delayMs?: number;
   fail?: 'client' | 'server';
+  /** Write the answer in run's own transaction (settle), which then commits, or fails after
+   * it (the transaction rolls back), as the edit route does with its output and charge. */
+  settle?: 'commit' | 'rollback';
 }
 
 describe.each(DB_KINDS)('withIdempotency on %s', (kind) => {
@@ -51,10 +54,19 @@ describe.each(DB_KINDS)('withIdempotency on %s', (kind) => {
           leaseMs,
           waitMs: 1_500,
         },
-        async ({ workId }) => {
+        async ({ workId, settle }) => {
           runs += 1;
           const run = runs;
           if (request.body.delayMs) await new Promise((r) => setTimeout(r, request.body.delayMs));
+          if (request.body.settle) {
+            const answer = { status: 201, headers: { 'x-run': String(run) }, body: { run, settled: true } };
+            await app.db.transaction().execute(async (trx) => {
+              await settle(trx, answer);
+              if (request.body.settle === 'rollback') throw new Error('the commit failed');
+            });
+            // What run returns after settling is not written again: the settled answer stays.
+            return { ...answer, body: { run, settled: false } };
+          }
           if (request.body.fail === 'client') throw new ApiError('edit_failed', 'every edit failed');
           if (request.body.fail === 'server') throw new Error('boom');
           return { status: 201, headers: { 'x-run': String(run) }, body: { run, workId, n: request.body.n } };
@@ -131,6 +143,28 @@ describe.each(DB_KINDS)('withIdempotency on %s', (kind) => {
     await first;
     // Both runs shared one work id, so a charge inside them is made once.
     expect(again.json().workId).toBe((await first).json().workId);
+  });
+
+  it("keeps the answer written in run's own transaction, and releases the record when that transaction fails", async () => {
+    const first = await post({ n: 20, settle: 'commit' }, { 'idempotency-key': 'k-settle' });
+    expect(first.statusCode).toBe(201);
+    const again = await post({ n: 20, settle: 'commit' }, { 'idempotency-key': 'k-settle' });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual({ run: 1, settled: true });
+    expect(runs).toBe(1);
+    // Rolled back with the transaction: nothing stored, the record released, a retry runs.
+    const failed = await post({ n: 21, settle: 'rollback' }, { 'idempotency-key': 'k-rollback' });
+    expect(failed.statusCode).toBe(500);
+    const rows = await app.db
+      .withTables<IdempotencySchema>()
+      .selectFrom('idempotency_records')
+      .select('state')
+      .where('key', '=', 'key:k-rollback')
+      .execute();
+    expect(rows).toEqual([]);
+    const retry = await post({ n: 21, settle: 'commit' }, { 'idempotency-key': 'k-rollback-2' });
+    expect(retry.statusCode).toBe(201);
+    expect(runs).toBe(3);
   });
 
   it('stores final client errors and forgets server errors', async () => {

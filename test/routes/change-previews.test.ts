@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FilesSchema } from '../../src/store/files-schema.js';
@@ -103,14 +104,115 @@ describe.skipIf(!HAVE_CORPUS)('change previews rendered on first fetch', () => {
     }
   });
 
-  it('keeps eager previews for a source given inline (nothing stored to render from later)', async () => {
-    a.files.put(INVOICE, readFileSync(corpusPath(INVOICE)));
-    const res = await a.edit(INVOICE, [{ find: 'INV-0046', replace: 'INV-0064' }]);
+  /** The rows derived from output `outputId` (a copy of an inline document, previews). */
+  const derivedFrom = (outputId: string) =>
+    a.t.app.db
+      .withTables<FilesSchema>()
+      .selectFrom('files')
+      .select(['id', 'kind', 'status', 'deleted_at'])
+      .where('parent_id', '=', outputId)
+      .execute();
+
+  it('draws the before of a document given inline (URL, multipart) from a copy stored with the output', async () => {
+    const pdf = readFileSync(corpusPath(INVOICE));
+    a.files.put(INVOICE, pdf);
+    const boundary = 'previewsinline';
+    const form = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="i.pdf"\r\ncontent-type: application/pdf\r\n\r\n`,
+      ),
+      pdf,
+      Buffer.from(
+        `\r\n--${boundary}\r\ncontent-disposition: form-data; name="edits"\r\n\r\n${JSON.stringify([{ find: 'INV-0046', replace: 'INV-0065' }])}\r\n--${boundary}--\r\n`,
+      ),
+    ]);
+    const answers = [
+      await a.edit(INVOICE, [{ find: 'INV-0046', replace: 'INV-0064' }]),
+      await a.t.app.inject({
+        method: 'POST',
+        url: '/v1/edit',
+        headers: { ...bearer(a.key), 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload: form,
+      }),
+    ];
+    for (const res of answers) {
+      expect(res.statusCode, res.body).toBe(200);
+      const output = res.json().output as { file_id: string };
+      const change = res.json().changes[0] as { before_preview_url: string; after_preview_url: string };
+      // Links only, answered before any preview is drawn; the before side names the copy.
+      const before = new URL(change.before_preview_url);
+      expect(before.pathname).toBe(`/v1/files/${output.file_id}/preview`);
+      const copyId = before.searchParams.get('before')!;
+      expect(copyId).toMatch(/^file_/);
+      // The copy is the only file derived from the output (no preview file stored), and whole.
+      const derived = await derivedFrom(output.file_id);
+      expect(derived.map((f) => [f.id, f.kind, f.status])).toEqual([[copyId, 'upload', 'stored']]);
+      const copy = await a.t.app.db
+        .withTables<FilesSchema>()
+        .selectFrom('files')
+        .select(['sha256'])
+        .where('id', '=', copyId)
+        .executeTakeFirstOrThrow();
+      expect(copy.sha256).toBe(createHash('sha256').update(pdf).digest('hex'));
+      const [b, f] = [await get(change.before_preview_url), await get(change.after_preview_url)];
+      expect(b.statusCode, b.body.slice(0, 200)).toBe(200);
+      expect(f.statusCode).toBe(200);
+      expect(b.headers['content-type']).toBe('image/png');
+      expect(Buffer.compare(b.rawPayload, f.rawPayload)).not.toBe(0);
+      // Deleting the output deletes the copy: the before side is gone with it.
+      const del = await a.t.app.inject({
+        method: 'DELETE',
+        url: `/v1/files/${output.file_id}`,
+        headers: bearer(a.key),
+      });
+      expect(del.statusCode).toBe(204);
+      expect((await derivedFrom(output.file_id)).every((r) => r.deleted_at !== null)).toBe(true);
+      for (const url of [change.before_preview_url, change.after_preview_url]) {
+        expect((await get(url)).statusCode).toBe(404);
+      }
+    }
+  });
+
+  it('keeps no copy of an inline document when nothing was changed', async () => {
+    const pdf = readFileSync(corpusPath(INVOICE));
+    a.files.put(INVOICE, pdf);
+    const digest = createHash('sha256').update(pdf).digest('hex');
+    const live = async () =>
+      (
+        await a.t.app.db
+          .withTables<FilesSchema>()
+          .selectFrom('files')
+          .select(['id'])
+          .where('sha256', '=', digest)
+          .where('deleted_at', 'is', null)
+          .execute()
+      ).length;
+    const copies = await live();
+    const res = await a.edit(INVOICE, [{ find: 'no such words anywhere', replace: 'x' }]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().output).toBeNull();
+    // The copy stored while the engine worked is removed in the background.
+    await vi.waitFor(async () => expect(await live()).toBe(copies), { timeout: 5_000 });
+  });
+
+  it('keeps eager previews for an encrypted document (its password is not stored)', async () => {
+    const file = 'enc-rc4-128-libreoffice-userpw.pdf';
+    a.files.put(file, readFileSync(corpusPath(file)));
+    const res = await a.t.app.inject({
+      method: 'POST',
+      url: '/v1/edit',
+      headers: bearer(a.key),
+      payload: {
+        source: { url: a.files.url(file), password: 'openpassword' },
+        edits: [{ find: 'Lorem ipsum', replace: 'Lorem ipsam' }],
+      },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const change = res.json().changes[0] as { before_preview_url: string };
     expect(change.before_preview_url).toMatch(/\/v1\/files\/file_[^/]+\/content\?token=/);
     const png = await get(change.before_preview_url);
     expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
   });
 
   it('opens an uploaded document in the engine once for many edits (issue 18 item 1)', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { lookupKey } from '../../domain/api-keys.js';
+import type { TermsAcceptance } from '../../domain/terms.js';
 import { ApiError } from '../../kernel/api-error.js';
 import type { Principal } from '../../kernel/principal.js';
 
@@ -31,6 +32,7 @@ async function resolve(
   switch (found.status) {
     case 'ok':
       request.accountHold = found.hold;
+      request.accountTerms = found.terms;
       return found.principal;
     case 'malformed':
       throw new ApiError('unauthorized', 'The API key is malformed: keys start with sk_live_ or sk_test_.', {
@@ -53,6 +55,7 @@ export default fp(
   async function auth(fastify: FastifyInstance) {
     fastify.decorateRequest('principal', undefined);
     fastify.decorateRequest('accountHold', undefined);
+    fastify.decorateRequest('accountTerms', undefined);
 
     const requireKey: KeyHook = async (request) => {
       const header = request.headers.authorization;
@@ -87,5 +90,8 @@ declare module 'fastify' {
     /** The principal's account hold as read with its key (null: none); undefined when the
      * key lookup did not read it (the hold check then reads the account). */
     accountHold?: string | null;
+    /** The account's acceptance of the document-integrity terms as read with its key
+     * (undefined when the key lookup did not read it: the edit then reads the account). */
+    accountTerms?: TermsAcceptance;
   }
 }
