@@ -6,12 +6,14 @@
  *
  * BENCH_ONLY (comma-separated: pool, text, edit, http, ocr, batch) runs some parts only;
  * BENCH_RSS_EDITS (default 10000) and BENCH_RSS_SECONDS (default 120) bound the memory run.
+ * Everything runs with the engine processes' malloc tunables (see the end of this file).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config.js';
-import { EnginePool } from '../src/engine/pool.js';
+import { EnginePool, withMallocTunables } from '../src/engine/pool.js';
 import { benchBatch } from './batch.js';
 import { benchEdits, type EditCase, type EditRatios, syntheticHundredPages } from './edit.js';
 import { benchHttp } from './http.js';
@@ -363,7 +365,24 @@ async function ocrBench(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+// The engine processes run with the pool's malloc tunables. The floor (bare renders in this
+// process), pdftotext and PyMuPDF (children of this process) must allocate under the same
+// settings, or the ratios would credit the engine with an allocator setting the others lack:
+// the bench runs itself again with them when they are not set.
+if (process.env.BENCH_MALLOC_TUNED !== '1') {
+  const env = {
+    ...process.env,
+    BENCH_MALLOC_TUNED: '1',
+    GLIBC_TUNABLES: withMallocTunables(process.env.GLIBC_TUNABLES),
+  };
+  const r = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env,
+  });
+  process.exit(r.status ?? 1);
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -130,7 +130,7 @@ function limitHint(message: string): { hint?: string } {
  */
 const MALLOC_TUNABLES = 'glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864';
 
-function withMallocTunables(current: string | undefined): string {
+export function withMallocTunables(current: string | undefined): string {
   return current ? `${MALLOC_TUNABLES}:${current}` : MALLOC_TUNABLES;
 }
 
