@@ -44,6 +44,35 @@ pub(crate) struct Verifier<'a> {
 }
 
 impl Run {
+    /// Commits `new_bytes` (the run's document as edited) with the plain comparison, each
+    /// page allowed to change only inside its boxes, which are also its preview crops (the
+    /// rects of edited annotations); on a roll-back the document goes back to `snapshot`
+    /// and `None` is returned (the failure is recorded).
+    pub(crate) fn commit_boxes(
+        &mut self,
+        rules: &Rules<'_>,
+        new_bytes: Vec<u8>,
+        boxes: Vec<(u32, Vec<[f64; 4]>)>,
+        snapshot: Document,
+    ) -> Result<Option<Vec<Kept>>, Error> {
+        let pages: Vec<PageCheck> = boxes
+            .into_iter()
+            .map(|(page, areas)| PageCheck {
+                page,
+                shown: areas.clone(),
+                areas,
+                moved: Vec::new(),
+            })
+            .collect();
+        match commit(&mut self.verifier(), rules, new_bytes, &pages, &mut Plain)? {
+            Verdict::Kept(kept) => Ok(Some(kept)),
+            Verdict::RolledBack => {
+                self.rollback(snapshot);
+                Ok(None)
+            }
+        }
+    }
+
     /// The run's state as the commit step sees it.
     pub(crate) fn verifier(&mut self) -> Verifier<'_> {
         self.split().2

@@ -38,7 +38,7 @@ use std::collections::BTreeMap;
 use lopdf::{Document, Object};
 use pdf_content::interp::matrix::transform_rect;
 
-use crate::commit::{change, commit, PageCheck, Plain, Rules, Verdict};
+use crate::commit::{change, Rules};
 use crate::find::{
     anchor_end, inside, mostly_overlaps, page_matches, select, span_boxes, Match, Matcher,
 };
@@ -488,30 +488,23 @@ fn verify_and_keep(
     for d in &done {
         by_page.entry(d.view.cand.page).or_default().push(d);
     }
-    let pages: Vec<PageCheck> = by_page
+    let boxes: Vec<(u32, Vec<[f64; 4]>)> = by_page
         .iter()
         .map(|(&page, list)| {
             let page_id = list[0].view.cand.page_id;
-            let areas: Vec<[f64; 4]> = list
+            let areas = list
                 .iter()
                 .map(|d| display_box(&run.doc, page_id, d.view.rect))
                 .collect();
-            PageCheck {
-                page,
-                shown: areas.clone(),
-                areas,
-                moved: Vec::new(),
-            }
+            (page, areas)
         })
         .collect();
     let rules = Rules::new(edit, "the annotation");
-    let verdict = commit(&mut run.verifier(), &rules, new_bytes, &pages, &mut Plain)?;
-    let Verdict::Kept(kept) = verdict else {
-        run.rollback(snapshot);
+    let Some(kept) = run.commit_boxes(&rules, new_bytes, boxes.clone(), snapshot)? else {
         return Ok(());
     };
-    for ((list, page), k) in by_page.values().zip(&pages).zip(kept) {
-        for ((d, area), (before_png, after_png)) in list.iter().zip(&page.shown).zip(k.previews) {
+    for ((list, (page, areas)), k) in by_page.values().zip(&boxes).zip(kept) {
+        for ((d, area), (before_png, after_png)) in list.iter().zip(areas).zip(k.previews) {
             for c in &d.changes {
                 if let Some(w) = c.warning {
                     run.result.warnings.push(w.to_string());
@@ -528,7 +521,7 @@ fn verify_and_keep(
                     font_source: c.font_source,
                     font_used: c.font_used.clone(),
                     field: d.view.cand.field.as_ref().map(|f| f.name.clone()),
-                    ..change(edit, page.page, k.collateral, *area, crops)
+                    ..change(edit, *page, k.collateral, *area, crops)
                 });
             }
         }

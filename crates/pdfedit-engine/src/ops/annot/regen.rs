@@ -23,7 +23,7 @@ use pdf_content::interp::matrix::transform_rect;
 use super::appearance::{self, numbers, rect_of, Candidate, View};
 use crate::find::Match;
 use crate::model::fonts::DocFonts;
-use crate::ops::form::appearance::{fmt, lay_out, parse_da, Da, Layout, TextStyle, PAD};
+use crate::ops::form::appearance::{color_op, fmt, lay_out, parse_da, Da, Layout, TextStyle, PAD};
 use crate::ops::form::font::{FormFonts, Picked};
 use crate::plan::streams::hex;
 use crate::plan::Planned;
@@ -83,21 +83,6 @@ fn number(doc: &Document, o: &Object) -> Option<f64> {
         Object::Real(r) => Some(f64::from(*r)).filter(|v| v.is_finite()),
         _ => None,
     }
-}
-
-/// A colour array as a fill (or stroke) operator; None for an empty or odd array.
-fn color_op(v: &[f64], stroke: bool) -> Option<String> {
-    let op = match (v.len(), stroke) {
-        (1, false) => "g",
-        (3, false) => "rg",
-        (4, false) => "k",
-        (1, true) => "G",
-        (3, true) => "RG",
-        (4, true) => "K",
-        _ => return None,
-    };
-    let parts: Vec<String> = v.iter().map(|c| fmt(c.clamp(0.0, 1.0))).collect();
-    Some(format!("{} {op}", parts.join(" ")))
 }
 
 /// The stroke colour operator a /DA string sets (`0 0 1 RG`), if any.

@@ -123,17 +123,7 @@ fn widget(doc: &Document, id: ObjectId) -> Option<Widget> {
         .map_or(0, |r| (r as i64).rem_euclid(360));
     let color = |key: &[u8], stroke: bool| {
         let c = mk?.get(key).ok()?.as_array().ok()?;
-        let v: Vec<String> = c.iter().filter_map(num).map(fmt).collect();
-        let op = match (v.len(), stroke) {
-            (1, false) => "g",
-            (3, false) => "rg",
-            (4, false) => "k",
-            (1, true) => "G",
-            (3, true) => "RG",
-            (4, true) => "K",
-            _ => return None,
-        };
-        Some(format!("{} {op}", v.join(" ")))
+        color_op(&c.iter().filter_map(num).collect::<Vec<f64>>(), stroke)
     };
     let border_width = d
         .get(b"BS")
@@ -543,6 +533,22 @@ fn num(o: &Object) -> Option<f64> {
 }
 
 /// A number for a content stream: at most 3 decimals, no exponent.
+/// A colour array (gray, RGB or CMYK components) as a fill or stroke operator; `None` for
+/// an empty or odd array.
+pub(crate) fn color_op(v: &[f64], stroke: bool) -> Option<String> {
+    let op = match (v.len(), stroke) {
+        (1, false) => "g",
+        (3, false) => "rg",
+        (4, false) => "k",
+        (1, true) => "G",
+        (3, true) => "RG",
+        (4, true) => "K",
+        _ => return None,
+    };
+    let parts: Vec<String> = v.iter().map(|c| fmt(c.clamp(0.0, 1.0))).collect();
+    Some(format!("{} {op}", parts.join(" ")))
+}
+
 pub(crate) fn fmt(v: f64) -> String {
     let v = if v.is_finite() { v } else { 0.0 };
     let s = format!("{v:.3}");

@@ -25,7 +25,7 @@ mod widths;
 use crate::types::FailReason;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::commit::{change, commit, Checks, PageCheck, Pair, Plain, Rules, Verdict};
+use crate::commit::{change, commit, Checks, PageCheck, Pair, Rules, Verdict};
 use crate::find::{line_matches, Match, Matcher};
 use crate::plan::streams;
 use crate::run::{timed, Run};
@@ -143,22 +143,12 @@ fn drop_drawn(
         by_page.entry(a.page).or_default().push((a, location));
     }
     let new_bytes = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
-    let pages: Vec<PageCheck> = by_page
+    let boxes = by_page
         .iter()
-        .map(|(&page, list)| {
-            let areas: Vec<[f64; 4]> = list.iter().map(|a| a.0.rect).collect();
-            PageCheck {
-                page,
-                shown: areas.clone(),
-                areas,
-                moved: Vec::new(),
-            }
-        })
+        .map(|(&page, list)| (page, list.iter().map(|a| a.0.rect).collect()))
         .collect();
     let rules = Rules::new(edit, "the annotation");
-    let verdict = commit(&mut run.verifier(), &rules, new_bytes, &pages, &mut Plain)?;
-    let Verdict::Kept(kept) = verdict else {
-        run.rollback(snapshot);
+    let Some(kept) = run.commit_boxes(&rules, new_bytes, boxes, snapshot)? else {
         return Ok(true);
     };
     for ((page, list), k) in by_page.into_iter().zip(kept) {
