@@ -15,6 +15,7 @@ use pdfium_render::prelude::*;
 
 use crate::chars::{chars_of, RawChar};
 use crate::document::{page_transform, Document};
+use crate::geometry::PageTransform;
 use crate::{Error, Result};
 
 impl Document<'_> {
@@ -38,46 +39,56 @@ impl Document<'_> {
         let mut page = self.page(index)?;
         // The transform of the page as displayed, before flattening touches its boxes.
         let transform = page_transform(&page);
-        // pdfium-render's `flatten` (without the crate's `flatten` feature) is PDFium's own
-        // FPDFPage_Flatten with FLAT_PRINT, which keeps only annotations flagged Print.
-        // What a reader sees is every annotation that is not hidden (pdftotext prints
-        // those too), so in this scratch copy the Print flag follows visibility; links and
-        // popups never draw page text. A push button's appearance draws its caption
-        // ("Submit", "Clear Data"), which readers see and pdftotext prints.
-        for mut annot in page.annotations().iter() {
-            let drawn = !annot.is_hidden()
-                && !matches!(
-                    annot.annotation_type(),
-                    PdfPageAnnotationType::Link | PdfPageAnnotationType::Popup
-                );
-            if annot.is_printed() != drawn {
-                annot
-                    .set_is_printed(drawn)
-                    .map_err(|e| Error::pdfium("preparing annotations", e))?;
-            }
-        }
-        // PDFium draws some annotations that have no appearance stream (a FreeText, for
-        // one) with an appearance it generates when it lists the page's annotations for
-        // rendering; flattening only takes stored appearances. A render of one pixel has
-        // it generate (and store in this scratch copy) what a viewer of PDFium shows. Best
-        // effort: when that render fails, only the stored appearances are read, as before.
-        let config = PdfRenderConfig::new()
-            .set_target_width(16)
-            .set_maximum_height(16)
-            .render_annotations(true);
-        let _ = page.render_with_config(&config);
-        page.flatten()
-            .map_err(|e| Error::pdfium("flattening annotations", e))?;
-        let all = chars_of(&page, &transform)?;
-        if all.len() < content.len() {
-            return Ok(Vec::new());
-        }
-        let same_prefix = all.iter().zip(content).all(|(a, b)| a.ch == b.ch);
-        if same_prefix {
-            return Ok(all.into_iter().skip(content.len()).collect());
-        }
-        Ok(not_in_content(all, content))
+        flattened_chars(&mut page, &transform, content)
     }
+}
+
+/// [`Document::flattened_annotation_chars`] of a loaded `page`, whose transform as
+/// displayed (taken before flattening) is `transform`. Flattens the page in its document.
+pub(crate) fn flattened_chars(
+    page: &mut PdfPage,
+    transform: &PageTransform,
+    content: &[RawChar],
+) -> Result<Vec<RawChar>> {
+    // pdfium-render's `flatten` (without the crate's `flatten` feature) is PDFium's own
+    // FPDFPage_Flatten with FLAT_PRINT, which keeps only annotations flagged Print.
+    // What a reader sees is every annotation that is not hidden (pdftotext prints
+    // those too), so in the document read (never saved) the Print flag follows visibility; links and
+    // popups never draw page text. A push button's appearance draws its caption
+    // ("Submit", "Clear Data"), which readers see and pdftotext prints.
+    for mut annot in page.annotations().iter() {
+        let drawn = !annot.is_hidden()
+            && !matches!(
+                annot.annotation_type(),
+                PdfPageAnnotationType::Link | PdfPageAnnotationType::Popup
+            );
+        if annot.is_printed() != drawn {
+            annot
+                .set_is_printed(drawn)
+                .map_err(|e| Error::pdfium("preparing annotations", e))?;
+        }
+    }
+    // PDFium draws some annotations that have no appearance stream (a FreeText, for one)
+    // with an appearance it generates when it lists the page's annotations for rendering;
+    // flattening only takes stored appearances. A render of a few pixels has it generate
+    // (and store in the document read, never saved) what a viewer of PDFium shows. Best
+    // effort: when that render fails, only the stored appearances are read.
+    let config = PdfRenderConfig::new()
+        .set_target_width(16)
+        .set_maximum_height(16)
+        .render_annotations(true);
+    let _ = page.render_with_config(&config);
+    page.flatten()
+        .map_err(|e| Error::pdfium("flattening annotations", e))?;
+    let all = chars_of(page, transform)?;
+    if all.len() < content.len() {
+        return Ok(Vec::new());
+    }
+    let same_prefix = all.iter().zip(content).all(|(a, b)| a.ch == b.ch);
+    if same_prefix {
+        return Ok(all.into_iter().skip(content.len()).collect());
+    }
+    Ok(not_in_content(all, content))
 }
 
 /// Whether a loaded page has an annotation that may draw text (see

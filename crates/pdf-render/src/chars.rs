@@ -4,8 +4,7 @@ use std::collections::HashMap;
 
 use pdfium_render::prelude::*;
 
-use crate::annots::draws_text_annotations;
-use crate::document::{page_info_of, page_transform, Document, PageInfo};
+use crate::document::{page_transform, Document};
 use crate::geometry::PageTransform;
 use crate::geometry::Rect;
 use crate::{Error, Result};
@@ -55,31 +54,6 @@ impl Document<'_> {
         let transform = page_transform(&page);
         chars_of(&page, &transform)
     }
-
-    /// Page `index` (0-based) as reading needs it, from one load of the page: loading a
-    /// page parses its whole content, so [`Document::page_info`], [`Document::page_chars`]
-    /// and [`Document::has_text_annotations`] one after the other parse it three times.
-    pub fn read_page(&self, index: u32) -> Result<PageRead> {
-        let page = self.page(index)?;
-        let transform = page_transform(&page);
-        Ok(PageRead {
-            info: page_info_of(&page),
-            chars: chars_of(&page, &transform)?,
-            text_annotations: draws_text_annotations(&page),
-        })
-    }
-}
-
-/// One page as reading needs it (see [`Document::read_page`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PageRead {
-    /// The page as displayed.
-    pub info: PageInfo,
-    /// Its characters, as [`Document::page_chars`] gives them.
-    pub chars: Vec<RawChar>,
-    /// Whether it has an annotation that may draw text, as
-    /// [`Document::has_text_annotations`] says.
-    pub text_annotations: bool,
 }
 
 /// The characters of a loaded page, mapped to API coordinates with `transform`.

@@ -92,62 +92,99 @@ impl Document<'_> {
     /// signed only when every signature field of the document carries a signature
     /// (exact for the common one-field case; partly signed documents report `false`).
     pub fn form_fields(&self) -> Result<Vec<FormField>> {
-        let mut fields: Vec<FormField> = Vec::new();
-        let mut by_name: HashMap<String, usize> = HashMap::new();
+        let mut fields = FieldCollector::new(self);
         for page_index in 0..self.page_count() {
-            let page = self.page(page_index)?;
-            let transform = page_transform(&page);
-            for annotation in page.annotations().iter() {
-                let Some(field) = annotation.as_form_field() else {
-                    continue;
-                };
-                let Some(name) = field.name() else { continue };
-                let bbox = annotation
-                    .bounds()
-                    .map(|r| transform.pdf_rect(&r))
-                    .map_err(|e| Error::pdfium("reading a widget box", e))
-                    .unwrap_or_default();
-                let (kind, value, options) = describe(field);
-                let hidden = annotation.is_hidden();
-                let text = field.as_text_field();
-                if let Some(&i) = by_name.get(&name) {
-                    fields[i].hidden &= hidden;
-                    merge_widget(&mut fields[i], kind, value);
-                    continue;
-                }
-                by_name.insert(name.clone(), fields.len());
-                fields.push(FormField {
-                    name,
-                    kind,
-                    value,
-                    options,
-                    page: page_index + 1,
-                    bbox,
-                    hidden,
-                    read_only: field.is_read_only(),
-                    required: field.is_required(),
-                    multiline: text.is_some_and(|t| t.is_multiline()),
-                    comb: text.is_some_and(|t| t.is_combed()),
-                    max_len: None,
-                });
-            }
+            fields.add_page(page_index, &self.page(page_index)?);
         }
+        Ok(fields.finish())
+    }
+}
+
+/// [`Document::form_fields`] gathered page by page from pages loaded for something else
+/// too (reading loads each page once): every page in order, then [`FieldCollector::finish`].
+pub struct FieldCollector {
+    fields: Vec<FormField>,
+    by_name: HashMap<String, usize>,
+    /// The document's signed signatures, counted before any page is read: PDFium finds
+    /// signatures through the pages' widgets, which flattening a page for its text removes.
+    signed: usize,
+}
+
+impl FieldCollector {
+    /// A collector for the fields of `doc`.
+    pub fn new(doc: &Document) -> Self {
         // PDFium lists every signature field; the signed ones have /Contents.
-        let signed = self
+        let signed = doc
             .doc
             .signatures()
             .iter()
             .filter(|s| !s.bytes().is_empty())
             .count();
-        let signature_fields = fields
+        FieldCollector {
+            fields: Vec::new(),
+            by_name: HashMap::new(),
+            signed,
+        }
+    }
+
+    /// The widgets of loaded page `page_index` (0-based). Pages must come in order, each
+    /// once, before anything changes the page's annotations (flattening removes them).
+    pub(crate) fn add_page(&mut self, page_index: u32, page: &PdfPage) {
+        let transform = page_transform(page);
+        for annotation in page.annotations().iter() {
+            let Some(field) = annotation.as_form_field() else {
+                continue;
+            };
+            let Some(name) = field.name() else { continue };
+            let bbox = annotation
+                .bounds()
+                .map(|r| transform.pdf_rect(&r))
+                .map_err(|e| Error::pdfium("reading a widget box", e))
+                .unwrap_or_default();
+            let (kind, value, options) = describe(field);
+            let hidden = annotation.is_hidden();
+            let text = field.as_text_field();
+            if let Some(&i) = self.by_name.get(&name) {
+                self.fields[i].hidden &= hidden;
+                merge_widget(&mut self.fields[i], kind, value);
+                continue;
+            }
+            self.by_name.insert(name.clone(), self.fields.len());
+            self.fields.push(FormField {
+                name,
+                kind,
+                value,
+                options,
+                page: page_index + 1,
+                bbox,
+                hidden,
+                read_only: field.is_read_only(),
+                required: field.is_required(),
+                multiline: text.is_some_and(|t| t.is_multiline()),
+                comb: text.is_some_and(|t| t.is_combed()),
+                max_len: None,
+            });
+        }
+    }
+
+    /// The fields of every page added, with the signature fields' values set from the
+    /// document's signatures.
+    pub fn finish(mut self) -> Vec<FormField> {
+        let signed = self.signed;
+        let signature_fields = self
+            .fields
             .iter()
             .filter(|f| f.kind == FieldKind::Signature)
             .count();
         let all_signed = signature_fields > 0 && signed >= signature_fields;
-        for f in fields.iter_mut().filter(|f| f.kind == FieldKind::Signature) {
+        for f in self
+            .fields
+            .iter_mut()
+            .filter(|f| f.kind == FieldKind::Signature)
+        {
             f.value = FieldValue::Bool(all_signed);
         }
-        Ok(fields)
+        self.fields
     }
 }
 

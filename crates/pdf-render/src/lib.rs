@@ -21,14 +21,16 @@ mod geometry;
 mod image;
 mod png_budget;
 pub mod raster;
+mod reading;
 mod render;
 
 pub use bind::{init, is_initialized};
-pub use chars::{PageRead, RawChar};
+pub use chars::RawChar;
 pub use document::{DocInfo, Document, PageInfo, SignatureInfo};
 pub use error::{Error, Result};
-pub use forms::{FieldKind, FieldValue, FormField};
+pub use forms::{FieldCollector, FieldKind, FieldValue, FormField};
 pub use geometry::Rect;
 pub use image::DecodedImage;
 pub use png_budget::{encode_png_within, RgbImage};
+pub use reading::{PageRead, ReadingPage};
 pub use render::{RenderOptions, DEFAULT_MAX_BYTES, DEFAULT_WIDTH, MAX_WIDTH};

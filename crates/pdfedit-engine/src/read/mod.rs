@@ -73,68 +73,83 @@ fn read_opened(
     let wanted = resolve_pages(pages, doc.page_count())?;
     let mut out_pages = Vec::with_capacity(wanted.len());
     let mut read = Vec::new();
-    // The scratch copy whose pages get their annotations flattened, opened on first need.
-    let mut scratch: Option<pdf_render::Document> = None;
     // The parsed document, for the widgets' boxes and the field tree (opened once, on
     // first need).
     let mut parsed: Option<Option<lopdf::Document>> = None;
-    for &p in &wanted {
-        // Each page is loaded (and so parsed) once: its size, characters and annotations
-        // come from that one load.
-        let (meta, spans) = if text {
-            let page = doc.read_page(p - 1)?;
+    // Form fields come from the same page loads as the text. A field is listed by its
+    // first widget and merges all its widgets, so every page is visited for them, in order.
+    let mut collector =
+        (forms && doc.has_acro_form()).then(|| pdf_render::FieldCollector::new(doc));
+    let visit: Vec<u32> = match collector {
+        Some(_) => (1..=doc.page_count()).collect(),
+        None => wanted.clone(),
+    };
+    let mut next_wanted = wanted.iter().peekable();
+    for p in visit {
+        // Each page is loaded (and so parsed) once: its size, characters, widgets and
+        // annotations come from that one load.
+        let page = doc.load_for_reading(p - 1)?;
+        if let Some(c) = collector.as_mut() {
+            page.add_fields(p - 1, c);
+        }
+        if next_wanted.next_if_eq(&&p).is_none() {
+            continue;
+        }
+        let info = page.info();
+        let spans = if text {
+            let chars = page.chars()?;
             let scan = match (ocr, &languages) {
-                (Some(o), Some(l)) => scanned_words_of(doc, p, &page.chars, o, l, &mut read)?,
+                (Some(o), Some(l)) => scanned_words_of(doc, p, &chars, o, l, &mut read)?,
                 _ => None,
             };
-            let silent_maps = silent::has_carrier(&page.chars)
+            let silent_maps = silent::has_carrier(&chars)
                 .then(|| parsed_once(&mut parsed, bytes, password))
                 .flatten();
-            let (mut spans, flat) = page_spans(
-                (bytes, password),
+            let mut spans = page_spans(
                 p,
-                &page,
-                (scratch.take(), silent_maps),
-                scan,
+                page,
+                &chars,
+                (info.width, info.height),
+                (scan, silent_maps),
             )?;
-            scratch = flat;
             if spans.iter().any(|s| s.source == ANNOTATION) {
                 if let Some(d) = parsed_once(&mut parsed, bytes, password) {
                     mark_form_fields(d, p, &mut spans);
                 }
             }
-            (page.info, spans)
+            spans
         } else {
-            (doc.page_info(p - 1)?, Vec::new())
+            Vec::new()
         };
         out_pages.push(PageText {
             page: p,
-            width: meta.width,
-            height: meta.height,
-            rotation: meta.rotation,
+            width: info.width,
+            height: info.height,
+            rotation: info.rotation,
             spans,
         });
     }
-    let fields = if forms && doc.has_acro_form() {
-        let mut fields: Vec<FormField> = doc
-            .form_fields()?
-            .into_iter()
-            .filter(|f| wanted.contains(&f.page))
-            .collect();
-        if !fields.is_empty() {
-            // The field tree as lopdf reads it: radio export values, /MaxLen and the
-            // inherited /Ff flags (PDFium's API gives no /MaxLen, and its comb flag misses
-            // fields whose flags are inherited).
-            if let Some(tree) = parsed_once(&mut parsed, bytes, password) {
-                if fields.iter().any(|f| f.kind == FieldKind::Radio) {
-                    name_radio_options(tree, &mut fields);
+    let fields = match collector {
+        Some(c) => {
+            let mut fields: Vec<FormField> = c
+                .finish()
+                .into_iter()
+                .filter(|f| wanted.contains(&f.page))
+                .collect();
+            if !fields.is_empty() {
+                // The field tree as lopdf reads it: radio export values, /MaxLen and the
+                // inherited /Ff flags (PDFium's API gives no /MaxLen, and its comb flag
+                // misses fields whose flags are inherited).
+                if let Some(tree) = parsed_once(&mut parsed, bytes, password) {
+                    if fields.iter().any(|f| f.kind == FieldKind::Radio) {
+                        name_radio_options(tree, &mut fields);
+                    }
+                    fill_attributes(tree, &mut fields);
                 }
-                fill_attributes(tree, &mut fields);
             }
+            fields
         }
-        fields
-    } else {
-        Vec::new()
+        None => Vec::new(),
     };
     Ok((
         TextResult {
@@ -335,19 +350,18 @@ fn mark_form_fields(doc: &lopdf::Document, p: u32, spans: &mut [Span]) {
     }
 }
 
-/// The spans of 1-based page `p`: its content in reading order, then the text of its
-/// annotations' appearances (read from `scratch`, a copy of the document that is opened
-/// when first needed and handed back for the next page). `parsed`, when given, is the
-/// document as lopdf reads it, for the glyphs its fonts map to no text ([`silent`]).
-fn page_spans<'a>(
-    (bytes, password): (&'a [u8], Option<&str>),
+/// The spans of 1-based page `p`, loaded as `page` with the characters `chars`: its
+/// content in reading order, then the text of its annotations' appearances (read by
+/// flattening the page in the document it was loaded from: the last use of the page).
+/// `parsed`, when given, is the document as lopdf reads it, for the glyphs its fonts map
+/// to no text ([`silent`]).
+fn page_spans(
     p: u32,
-    page: &pdf_render::PageRead,
-    (scratch, parsed): (Option<pdf_render::Document<'a>>, Option<&lopdf::Document>),
-    scan: Option<OcrPage>,
-) -> Result<(Vec<Span>, Option<pdf_render::Document<'a>>)> {
-    let chars = &page.chars;
-    let size = (page.info.width, page.info.height);
+    page: pdf_render::ReadingPage,
+    chars: &[pdf_render::RawChar],
+    size: (f32, f32),
+    (scan, parsed): (Option<OcrPage>, Option<&lopdf::Document>),
+) -> Result<Vec<Span>> {
     let (mut spans, next_line, next_block) = match &scan {
         Some(scan) => {
             let spans = ocr_spans(scan);
@@ -366,14 +380,10 @@ fn page_spans<'a>(
             (spans, next_line, next_block)
         }
     };
-    if !page.text_annotations {
-        return Ok((spans, scratch));
+    if !page.has_text_annotations() {
+        return Ok(spans);
     }
-    let flat = match scratch {
-        Some(d) => d,
-        None => pdf_render::Document::open(bytes, password)?,
-    };
-    let extra = flat.flattened_annotation_chars(p - 1, chars)?;
+    let extra = page.flattened_annotation_chars(chars)?;
     let extra = on_page(&extra, size);
     let mut annots = layout::layout_page(p, spans::build_spans(&extra), ANNOTATION);
     // Some producers draw a widget's caption in the page content too, right under the
@@ -385,7 +395,7 @@ fn page_spans<'a>(
     });
     order::reading_order(&mut annots, next_line, next_block);
     spans.extend(annots);
-    Ok((spans, Some(flat)))
+    Ok(spans)
 }
 
 /// The characters drawn inside the displayed page of `size` (width, height): glyphs set
