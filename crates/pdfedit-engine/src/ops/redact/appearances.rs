@@ -6,7 +6,7 @@ use std::io::Write;
 
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
-use lopdf::{Document, Object, ObjectId};
+use lopdf::{dictionary, Document, Object, ObjectId};
 
 use super::strings::{Finder, MAX_SCAN_BYTES};
 
@@ -133,6 +133,43 @@ pub(super) fn appearance_shows(doc: &Document, annot: ObjectId, find: Finder) ->
         s.decompressed_content_with_limit(MAX_SCAN_BYTES)
             .is_ok_and(|b| !find(&String::from_utf8_lossy(&b)).is_empty())
     })
+}
+
+/// Gives an annotation that is not a widget an empty normal appearance (a form XObject
+/// the size of its /Rect that draws nothing) in place of every appearance it had: what
+/// it showed is gone, and no viewer draws it anew from its /Contents. False for a widget
+/// or an annotation without a usable /Rect (left as it was).
+pub(super) fn blank_appearance(doc: &mut Document, annot: ObjectId) -> bool {
+    let Ok(d) = doc.get_dictionary(annot) else {
+        return false;
+    };
+    let widget = d.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Widget".as_slice())
+        || d.has(b"FT");
+    let rect: Option<Vec<f32>> = d
+        .get(b"Rect")
+        .and_then(Object::as_array)
+        .ok()
+        .map(|a| a.iter().filter_map(|v| v.as_float().ok()).collect());
+    let Some([x0, y0, x1, y1]) = rect.and_then(|r| <[f32; 4]>::try_from(r).ok()) else {
+        return false;
+    };
+    if widget || !(x1 - x0).is_finite() || !(y1 - y0).is_finite() {
+        return false;
+    }
+    let (w, h) = ((x1 - x0).abs(), (y1 - y0).abs());
+    let empty = doc.add_object(lopdf::Stream::new(
+        dictionary! {
+            "Type" => "XObject", "Subtype" => "Form",
+            "BBox" => vec![0.into(), 0.into(), w.into(), h.into()],
+        },
+        Vec::new(),
+    ));
+    let Ok(d) = doc.get_object_mut(annot).and_then(Object::as_dict_mut) else {
+        return false;
+    };
+    d.set("AP", dictionary! { "N" => empty });
+    d.remove(b"AS");
+    true
 }
 
 /// Removes the appearance streams of annotations and widgets that showed the string; a

@@ -95,8 +95,10 @@ pub(crate) fn apply(
 
 /// A redaction found nowhere in the page text but drawn by annotation appearances: the
 /// text is cut from the strings an appearance draws it by (the rest of the appearance
-/// kept), and an appearance that draws it otherwise (glyph ids) or still shows it after the
-/// cut is removed (a widget's field is then drawn again by the viewer from its values);
+/// kept); an annotation whose appearance draws it otherwise (glyph ids) or still shows it
+/// after the cut gets an empty appearance (a viewer would otherwise draw one anew from
+/// the rest of its /Contents, text that was not shown), and a widget loses its appearance
+/// (the viewer draws the field again from its values);
 /// each is listed in `removed[]`. The pages are verified like any redaction: nothing
 /// outside the annotations' rects may change, and each annotation is a change (its box,
 /// its preview); collateral rolls the edit back. [`finish`] then cuts the string from the
@@ -132,6 +134,11 @@ fn drop_drawn(
             format!(
                 "object {} {} /AP: cut from {cut} string(s) the appearance draws",
                 id.0, id.1
+            )
+        } else if appearances::blank_appearance(&mut run.doc, id) {
+            format!(
+                "object {} {} /AP (appearance emptied: it draws \"{}\")",
+                id.0, id.1, edit.find
             )
         } else {
             appearances::drop_appearances(&mut run.doc, &[id]);
