@@ -178,6 +178,18 @@ export class PdfeditApi {
       );
     }
     const base = new URL(`${this.baseUrl}/`);
+    // A service on this machine answers to every loopback name alike: its links may say
+    // 127.0.0.1 (its PUBLIC_URL default) where the client was given localhost. Such a link
+    // is followed at the client's own origin.
+    if (
+      u.origin !== base.origin &&
+      loopback(u) &&
+      loopback(base) &&
+      u.port === base.port &&
+      u.protocol === base.protocol
+    ) {
+      u = new URL(`${u.pathname}${u.search}`, base.origin);
+    }
     if (u.origin !== base.origin || !u.pathname.startsWith(`${base.pathname}v1/files/`)) {
       throw new ApiCallError(
         400,
@@ -188,4 +200,9 @@ export class PdfeditApi {
     }
     return u.href;
   }
+}
+
+/** Whether a URL names this machine by a loopback name or address. */
+function loopback(u: URL): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
 }
