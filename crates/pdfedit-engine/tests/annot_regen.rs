@@ -466,3 +466,39 @@ fn appearance_whose_font_cannot_draw_the_text_is_drawn_anew_in_the_da_font() {
     let ap = appearance(&r.pdf).unwrap();
     assert!(ap.contains("/PEF0 12 Tf"), "{ap}");
 }
+
+/// Keys whose value is null are absent (PDF 32000 7.3.7): a FreeText whose /AP and /CL are
+/// null (as PyMuPDF writes them when told to drop them) is drawn anew like one without.
+#[test]
+fn null_keys_are_absent() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let pdf = build(&BLUE_HELV);
+    let mut doc = Document::load_mem(&pdf).unwrap();
+    let page = doc.get_pages()[&1];
+    let annot = doc
+        .get_dictionary(page)
+        .unwrap()
+        .get(b"Annots")
+        .unwrap()
+        .as_array()
+        .unwrap()[0]
+        .as_reference()
+        .unwrap();
+    let d = doc.get_dictionary_mut(annot).unwrap();
+    d.set("AP", Object::Null);
+    d.set("CL", Object::Null);
+    let mut nulls = Vec::new();
+    doc.save_to(&mut nulls).unwrap();
+    let r = edit(
+        &nulls,
+        &request(EditOp::Replace, "second line", "final row"),
+    )
+    .expect("edit");
+    check_kept(&nulls, &r);
+    assert_eq!(
+        contents(&r.pdf),
+        "Please review the attached figures before the meeting\rfinal row here"
+    );
+}

@@ -162,7 +162,15 @@ fn look(doc: &Document, annot: &Dictionary) -> Option<Look> {
     if w < 1.0 || h < 1.0 || w > 20_000.0 || h > 20_000.0 {
         return None;
     }
-    if annot.has(b"CL") || annot.has(b"BE") {
+    // A key whose value is null is absent (PDF 32000 7.3.7).
+    let present = |key: &[u8]| {
+        annot
+            .get(key)
+            .ok()
+            .and_then(|o| doc.dereference(o).ok())
+            .is_some_and(|(_, o)| !matches!(o, Object::Null))
+    };
+    if present(b"CL") || present(b"BE") {
         return None;
     }
     let form_da = crate::model::form::acroform(doc).and_then(|af| string(doc, af, b"DA"));
