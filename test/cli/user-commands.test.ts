@@ -148,6 +148,13 @@ describe.skipIf(!HAVE_CORPUS)('pdfedit user commands against a running service (
     expect(none.code).toBe(1);
     expect(JSON.parse(none.stdout).unmatched).toHaveLength(1);
 
+    // A refused edit (422 edit_failed) names each failure's reason on stderr.
+    const long = `Amount Due ${'and a great deal more text than the line has room for '.repeat(3)}`;
+    const refused = await runCli(['edit', pdf(), '--replace', `Amount Due=${long}`], env);
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toMatch(/edit_failed/);
+    expect(refused.stderr).toMatch(/failed: edit 0 \(replace\): overflow: /);
+
     const missing = await runCli(['edit', 'file_doesnotexist', '--replace', 'a=b'], env);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toMatch(/not_found/);

@@ -201,10 +201,7 @@ export async function runUser(argv: string[], io: UserIo): Promise<number> {
         ),
       );
     }
-    for (const f of (r.failed as Json[] | undefined) ?? [])
-      lines.push(`failed: edit ${f.index} (${f.op}): ${f.reason}: ${f.message}`);
-    for (const u of (r.unmatched as Json[] | undefined) ?? [])
-      lines.push(`not found: edit ${u.index} (${u.op})${u.find ? ` "${u.find}"` : ''}`);
+    lines.push(...failureLines(r));
     // What the document was classified as (SPEC rule 12) and what the output carries beyond
     // the edits (the 'Edited' mark, a SAMPLE mark): a user reading only the table must see them.
     for (const f of (r.flags as Json[] | undefined) ?? []) lines.push(`flagged: ${f.kind} (${f.evidence})`);
@@ -696,10 +693,23 @@ ${EXIT_CODES_HELP}`,
     }
     if (err instanceof ApiCallError) {
       io.err(`pdfedit: ${err.code}: ${err.message}\nhint: ${err.hint}`);
+      // A refused edit (edit_failed) says why each edit failed: the hint points at them.
+      for (const line of failureLines(err.body)) io.err(line);
       return exitCodeOf(err);
     }
     throw err;
   }
+}
+
+/** One line per edit that failed or found nothing, as the result (or a 422 body) lists them. */
+function failureLines(r: Record<string, unknown>): string[] {
+  type Entry = Record<string, unknown>;
+  const lines: string[] = [];
+  for (const f of (r.failed as Entry[] | undefined) ?? [])
+    lines.push(`failed: edit ${f.index} (${f.op}): ${f.reason}: ${f.message}`);
+  for (const u of (r.unmatched as Entry[] | undefined) ?? [])
+    lines.push(`not found: edit ${u.index} (${u.op})${u.find ? ` "${u.find}"` : ''}`);
+  return lines;
 }
 
 /** The config file in use (for messages). */
