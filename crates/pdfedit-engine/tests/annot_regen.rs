@@ -502,3 +502,28 @@ fn null_keys_are_absent() {
         "Please review the attached figures before the meeting\rfinal row here"
     );
 }
+
+/// A phrase that the box wraps from one line to the next is replaced like one on a line:
+/// every pair of neighbouring words of the first paragraph (one pair crosses the wrap).
+#[test]
+fn a_phrase_wrapped_in_the_box_is_replaced() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let pdf = build(&BLUE_HELV);
+    let first = TEXT.split('\r').next().unwrap();
+    let words: Vec<&str> = first.split(' ').collect();
+    for pair in words.windows(2) {
+        let find = pair.join(" ");
+        let new = format!("{} {}", pair[1], pair[0]);
+        let r = edit(&pdf, &request(EditOp::Replace, &find, &new)).expect("edit");
+        assert!(
+            r.failed.is_empty() && r.unmatched.is_empty(),
+            "{find}: {:?} {:?}",
+            r.failed,
+            r.unmatched
+        );
+        assert!(r.changes.iter().all(|c| c.verified), "{find}");
+        assert_eq!(contents(&r.pdf), TEXT.replacen(&find, &new, 1), "{find}");
+    }
+}

@@ -39,6 +39,7 @@ use lopdf::{Document, Object};
 use pdf_content::interp::matrix::transform_rect;
 
 use crate::commit::{change, Rules};
+use crate::find::wrap::add_wrapped;
 use crate::find::{
     anchor_end, inside, mostly_overlaps, page_matches, select, span_boxes, Match, Matcher,
 };
@@ -287,7 +288,14 @@ fn find(
     for (vi, view) in views.iter().enumerate() {
         // select() works per page: each annotation counts as its own page here.
         let key = u32::try_from(vi).unwrap_or(u32::MAX);
-        for mut m in page_matches(&view.model, matcher, edit, None) {
+        let mut found = page_matches(&view.model, matcher, edit, None);
+        // A phrase the box wraps from one line to the next, as on a page.
+        match edit.op {
+            EditOp::Replace => add_wrapped(&view.model, matcher, &edit.replace, &mut found),
+            EditOp::Delete => add_wrapped(&view.model, matcher, "", &mut found),
+            _ => {}
+        }
+        for mut m in found {
             let on_page = transform_rect(&view.to_page, m.bbox_user);
             m.bbox = display_box(&run.doc, view.cand.page_id, on_page);
             if scope
