@@ -6,7 +6,7 @@
 mod common;
 
 use lopdf::{dictionary, Document, Object, Stream};
-use pdf_render::raster::{rasterize_page, Raster};
+use pdf_render::raster::rasterize_page;
 use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, EditResult, Fit, Occurrence, Scope};
 
 /// The annotation's /Rect, page user space (the page is 612 x 792).
@@ -89,54 +89,6 @@ fn request(op: EditOp, find: &str, replace: &str, fit: Fit) -> EditRequest {
     }
 }
 
-/// Text of the engine's extraction, annotation spans and text-layer spans apart.
-fn engine_text(pdf: &[u8]) -> (String, String) {
-    let r = pdfedit_engine::read_text(pdf, None, None, true, false).expect("read_text");
-    let mut annot = String::new();
-    let mut layer = String::new();
-    for s in r.pages.iter().flat_map(|p| p.spans.iter()) {
-        let out = if s.source != "text-layer" {
-            &mut annot
-        } else {
-            &mut layer
-        };
-        if s.space_before || out.ends_with('\n') {
-            out.push(' ');
-        }
-        out.push_str(&s.text);
-    }
-    let squash = |t: String| t.split_whitespace().collect::<Vec<_>>().join(" ");
-    (squash(annot), squash(layer))
-}
-
-fn qpdf_ok(pdf: &[u8]) -> bool {
-    // Without qpdf installed the check cannot run; the other checks still do.
-    common::run_tool("qpdf", &["--check"], pdf, &[]).is_none_or(|o| o.status.success())
-}
-
-/// Pixels that differ inside and outside `rect` (page user space, bottom-left origin).
-fn ink_moved(before: &Raster, after: &Raster, rect: [f64; 4], page_h: f64) -> (u64, u64) {
-    let s = f64::from(before.px_per_pt);
-    let (x0, x1) = (rect[0] * s, rect[2] * s);
-    let (y0, y1) = ((page_h - rect[3]) * s, (page_h - rect[1]) * s);
-    let (mut inside, mut outside) = (0, 0);
-    for y in 0..before.height as usize {
-        for x in 0..before.width as usize {
-            let i = (y * before.width as usize + x) * 3;
-            if before.pixels[i..i + 3] == after.pixels[i..i + 3] {
-                continue;
-            }
-            let (fx, fy) = (x as f64 + 0.5, y as f64 + 0.5);
-            if fx >= x0 && fx <= x1 && fy >= y0 && fy <= y1 {
-                inside += 1;
-            } else {
-                outside += 1;
-            }
-        }
-    }
-    (inside, outside)
-}
-
 fn annot_string(pdf: &[u8], key: &[u8]) -> Option<String> {
     let doc = Document::load_mem(pdf).expect("load");
     let page = *doc.get_pages().get(&1)?;
@@ -161,7 +113,7 @@ fn replace_in_freetext_edits_contents_rich_text_and_appearance() {
         return;
     }
     let pdf = build();
-    let (annot_before, layer_before) = engine_text(&pdf);
+    let (annot_before, layer_before) = common::engine_text(&pdf);
     assert!(
         annot_before.contains("Hello annotation world"),
         "{annot_before}"
@@ -189,15 +141,15 @@ fn replace_in_freetext_edits_contents_rich_text_and_appearance() {
     );
     let rc = annot_string(&r.pdf, b"RC").expect("RC kept");
     assert!(rc.contains("<p>Hello note world</p>"), "{rc}");
-    let (annot_after, layer_after) = engine_text(&r.pdf);
+    let (annot_after, layer_after) = common::engine_text(&r.pdf);
     assert!(annot_after.contains("Hello note world"), "{annot_after}");
     assert!(!annot_after.contains("annotation"), "{annot_after}");
     assert!(annot_after.contains("second line"), "{annot_after}");
     assert_eq!(layer_before, layer_after, "the page content is untouched");
-    assert!(qpdf_ok(&r.pdf));
+    assert!(common::qpdf_ok(&r.pdf));
     let before = rasterize_page(&pdf, None, 0, 2.0).expect("render");
     let after = rasterize_page(&r.pdf, None, 0, 2.0).expect("render");
-    let (inside, outside) = ink_moved(&before, &after, RECT, 792.0);
+    let (inside, outside) = common::ink_moved(&before, &after, RECT, 792.0);
     assert!(inside > 20, "new ink inside the rect: {inside}");
     assert_eq!(outside, 0, "nothing changes outside the rect");
 }
@@ -215,10 +167,10 @@ fn delete_in_freetext_leaves_single_spaces() {
         annot_string(&r.pdf, b"Contents").as_deref(),
         Some("Hello world\rsecond line")
     );
-    let (annot_after, _) = engine_text(&r.pdf);
+    let (annot_after, _) = common::engine_text(&r.pdf);
     assert!(annot_after.contains("Hello world"), "{annot_after}");
     assert!(!annot_after.contains("annotation"), "{annot_after}");
-    assert!(qpdf_ok(&r.pdf));
+    assert!(common::qpdf_ok(&r.pdf));
 }
 
 #[test]
@@ -246,7 +198,7 @@ fn longer_text_that_cannot_fit_the_box_overflows() {
     )
     .expect("edit");
     assert!(done(&r), "{:?}", r.failed);
-    let (annot_after, _) = engine_text(&r.pdf);
+    let (annot_after, _) = common::engine_text(&r.pdf);
     assert!(
         annot_after.contains("Hello annotation wide world"),
         "{annot_after}"
@@ -261,7 +213,7 @@ fn page_content_is_edited_first() {
     let pdf = build();
     let r = edit(&pdf, &request(EditOp::Replace, "Hello", "Howdy", Fit::Auto)).expect("edit");
     assert!(done(&r), "{:?}", r.failed);
-    let (annot_after, layer_after) = engine_text(&r.pdf);
+    let (annot_after, layer_after) = common::engine_text(&r.pdf);
     assert!(layer_after.contains("Howdy page content."), "{layer_after}");
     assert!(
         annot_after.contains("Hello annotation world"),
@@ -286,7 +238,7 @@ fn corpus_freetext_phrases_are_replaced() {
         eprintln!("SKIP: annot-many-types.pdf is not in the corpus");
         return;
     };
-    let (before, _) = engine_text(&pdf);
+    let (before, _) = common::engine_text(&pdf);
     for (find, new) in [
         ("explanation text", "xplanatione extt"),
         ("explanation text", "explanation text xplana"),
@@ -303,13 +255,13 @@ fn corpus_freetext_phrases_are_replaced() {
         );
         let c = &r.changes[0];
         assert!(c.verified);
-        let (after, _) = engine_text(&r.pdf);
+        let (after, _) = common::engine_text(&r.pdf);
         assert!(after.contains(new), "{new}: {after}");
         assert!(
             after.matches(find).count() < before.matches(find).count() || new.contains(find),
             "{find}: {after}"
         );
-        assert!(qpdf_ok(&r.pdf), "{find} → {new}");
+        assert!(common::qpdf_ok(&r.pdf), "{find} → {new}");
         if new.len() == find.len() {
             // The same letters: the appearance's own subset has them.
             assert_eq!(c.font_source, "exact-embedded", "{find}");
@@ -318,9 +270,9 @@ fn corpus_freetext_phrases_are_replaced() {
     for find in ["explanation text", "modified text"] {
         let r = edit(&pdf, &request(EditOp::Delete, find, "", Fit::Auto)).expect("edit");
         assert!(done(&r), "delete {find}: {:?}", r.failed);
-        let (after, _) = engine_text(&r.pdf);
+        let (after, _) = common::engine_text(&r.pdf);
         assert!(!after.contains(find), "{find}: {after}");
-        assert!(qpdf_ok(&r.pdf));
+        assert!(common::qpdf_ok(&r.pdf));
     }
 }
 
@@ -358,13 +310,13 @@ fn redaction_of_annotation_text_is_a_verified_change() {
         );
         // Nothing of the annotation is drawn any more: no viewer draws the rest of its
         // /Contents ("field", which its appearance did not show) in its place.
-        let (after, _) = engine_text(&r.pdf);
-        let (before, _) = engine_text(&pdf);
+        let (after, _) = common::engine_text(&r.pdf);
+        let (before, _) = common::engine_text(&pdf);
         assert!(!after.contains(find), "{find}: {after}");
         for word in after.split_whitespace() {
             assert!(before.contains(word), "{find}: '{word}' appeared: {after}");
         }
-        assert!(qpdf_ok(&r.pdf), "{find}");
+        assert!(common::qpdf_ok(&r.pdf), "{find}");
     }
 }
 
@@ -390,7 +342,7 @@ fn redaction_in_a_literal_appearance_keeps_the_rest() {
         "{:?}",
         r.removed
     );
-    let (annot, layer) = engine_text(&r.pdf);
+    let (annot, layer) = common::engine_text(&r.pdf);
     assert!(!annot.contains("annotation"), "{annot}");
     assert!(
         annot.contains("Hello") && annot.contains("second line"),

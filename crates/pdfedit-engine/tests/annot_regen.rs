@@ -8,7 +8,7 @@
 mod common;
 
 use lopdf::{dictionary, Dictionary, Document, Object, Stream};
-use pdf_render::raster::{rasterize_page, Raster};
+use pdf_render::raster::rasterize_page;
 use pdfedit_engine::edit::{edit, Edit, EditOp, EditRequest, EditResult, Fit, Occurrence, Scope};
 
 /// The annotation's /Rect, page user space (the page is 612 x 792).
@@ -107,53 +107,6 @@ fn request(op: EditOp, find: &str, replace: &str) -> EditRequest {
     }
 }
 
-/// Text of the engine's extraction, annotation spans and text-layer spans apart.
-fn engine_text(pdf: &[u8]) -> (String, String) {
-    let r = pdfedit_engine::read_text(pdf, None, None, true, false).expect("read_text");
-    let mut annot = String::new();
-    let mut layer = String::new();
-    for s in r.pages.iter().flat_map(|p| p.spans.iter()) {
-        let out = if s.source != "text-layer" {
-            &mut annot
-        } else {
-            &mut layer
-        };
-        if s.space_before || out.ends_with('\n') {
-            out.push(' ');
-        }
-        out.push_str(&s.text);
-    }
-    let squash = |t: String| t.split_whitespace().collect::<Vec<_>>().join(" ");
-    (squash(annot), squash(layer))
-}
-
-fn qpdf_ok(pdf: &[u8]) -> bool {
-    common::run_tool("qpdf", &["--check"], pdf, &[]).is_none_or(|o| o.status.success())
-}
-
-/// Pixels that differ inside and outside `rect` (page user space, bottom-left origin).
-fn ink_moved(before: &Raster, after: &Raster, rect: [f64; 4], page_h: f64) -> (u64, u64) {
-    let s = f64::from(before.px_per_pt);
-    let (x0, x1) = (rect[0] * s, rect[2] * s);
-    let (y0, y1) = ((page_h - rect[3]) * s, (page_h - rect[1]) * s);
-    let (mut inside, mut outside) = (0, 0);
-    for y in 0..before.height as usize {
-        for x in 0..before.width as usize {
-            let i = (y * before.width as usize + x) * 3;
-            if before.pixels[i..i + 3] == after.pixels[i..i + 3] {
-                continue;
-            }
-            let (fx, fy) = (x as f64 + 0.5, y as f64 + 0.5);
-            if fx >= x0 && fx <= x1 && fy >= y0 && fy <= y1 {
-                inside += 1;
-            } else {
-                outside += 1;
-            }
-        }
-    }
-    (inside, outside)
-}
-
 fn annot_dict(pdf: &[u8]) -> (Document, Dictionary) {
     let doc = Document::load_mem(pdf).expect("load");
     let page = doc.get_pages()[&1];
@@ -204,16 +157,16 @@ fn check_kept(pdf: &[u8], r: &EditResult) -> String {
     for (a, b) in c.bbox.iter().zip(want) {
         assert!((a - b).abs() < 0.01, "{:?}", c.bbox);
     }
-    assert!(qpdf_ok(&r.pdf));
+    assert!(common::qpdf_ok(&r.pdf));
     let before = rasterize_page(pdf, None, 0, 2.0).expect("render");
     let after = rasterize_page(&r.pdf, None, 0, 2.0).expect("render");
-    let (inside, outside) = ink_moved(&before, &after, RECT, 792.0);
+    let (inside, outside) = common::ink_moved(&before, &after, RECT, 792.0);
     assert!(
         inside > 200,
         "the new appearance draws inside the rect: {inside}"
     );
     assert_eq!(outside, 0, "nothing changes outside the rect");
-    let (annot, layer) = engine_text(&r.pdf);
+    let (annot, layer) = common::engine_text(&r.pdf);
     assert_eq!(layer, "Hello page content.");
     annot
 }
@@ -228,7 +181,7 @@ fn pdfium_draws_freetext_without_appearance_and_reading_returns_it() {
         return;
     }
     let pdf = build(&BLUE_HELV);
-    let (annot, layer) = engine_text(&pdf);
+    let (annot, layer) = common::engine_text(&pdf);
     assert!(
         annot.starts_with("Please review the attached figures before the meeting"),
         "{annot}"
@@ -237,7 +190,7 @@ fn pdfium_draws_freetext_without_appearance_and_reading_returns_it() {
     assert_eq!(layer, "Hello page content.");
     let img = rasterize_page(&pdf, None, 0, 2.0).expect("render");
     let blank = rasterize_page(&build_blank(), None, 0, 2.0).expect("render");
-    let (inside, outside) = ink_moved(&img, &blank, RECT, 792.0);
+    let (inside, outside) = common::ink_moved(&img, &blank, RECT, 792.0);
     assert!(inside > 1000, "{inside}");
     assert_eq!(outside, 0);
     // Every word read is found by the edit.
@@ -450,7 +403,7 @@ fn appearance_whose_font_cannot_draw_the_text_is_drawn_anew_in_the_da_font() {
         return;
     }
     let pdf = build_type3();
-    let (before, _) = engine_text(&pdf);
+    let (before, _) = common::engine_text(&pdf);
     assert_eq!(before, "abc def");
     // The Type 3 font has these letters: edited in place.
     let r = edit(&pdf, &request(EditOp::Replace, "abc", "fed")).expect("edit");

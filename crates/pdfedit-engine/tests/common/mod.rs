@@ -277,3 +277,56 @@ pub fn rotate_words(s: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// Text of the engine's extraction, annotation spans and text-layer spans apart.
+pub fn engine_text(pdf: &[u8]) -> (String, String) {
+    let r = pdfedit_engine::read_text(pdf, None, None, true, false).expect("read_text");
+    let mut annot = String::new();
+    let mut layer = String::new();
+    for s in r.pages.iter().flat_map(|p| p.spans.iter()) {
+        let out = if s.source != "text-layer" {
+            &mut annot
+        } else {
+            &mut layer
+        };
+        if s.space_before || out.ends_with('\n') {
+            out.push(' ');
+        }
+        out.push_str(&s.text);
+    }
+    let squash = |t: String| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    (squash(annot), squash(layer))
+}
+
+/// Whether qpdf finds the document sound (true when qpdf is not installed).
+pub fn qpdf_ok(pdf: &[u8]) -> bool {
+    run_tool("qpdf", &["--check"], pdf, &[]).is_none_or(|o| o.status.success())
+}
+
+/// Pixels that differ inside and outside `rect` (page user space, bottom-left origin).
+pub fn ink_moved(
+    before: &pdf_render::raster::Raster,
+    after: &pdf_render::raster::Raster,
+    rect: [f64; 4],
+    page_h: f64,
+) -> (u64, u64) {
+    let s = f64::from(before.px_per_pt);
+    let (x0, x1) = (rect[0] * s, rect[2] * s);
+    let (y0, y1) = ((page_h - rect[3]) * s, (page_h - rect[1]) * s);
+    let (mut inside, mut outside) = (0, 0);
+    for y in 0..before.height as usize {
+        for x in 0..before.width as usize {
+            let i = (y * before.width as usize + x) * 3;
+            if before.pixels[i..i + 3] == after.pixels[i..i + 3] {
+                continue;
+            }
+            let (fx, fy) = (x as f64 + 0.5, y as f64 + 0.5);
+            if fx >= x0 && fx <= x1 && fy >= y0 && fy <= y1 {
+                inside += 1;
+            } else {
+                outside += 1;
+            }
+        }
+    }
+    (inside, outside)
+}
