@@ -23,7 +23,15 @@ fn main() {
             replace: a[4].clone(),
             match_mode: MatchMode::Exact,
             scope: Scope {
-                occurrence: Some(Occurrence::First),
+                // EDIT_PAGES=4,5 limits to pages; EDIT_ALL=1 edits every occurrence.
+                occurrence: if std::env::var("EDIT_ALL").is_ok() {
+                    None
+                } else {
+                    Some(Occurrence::First)
+                },
+                pages: std::env::var("EDIT_PAGES")
+                    .ok()
+                    .map(|v| v.split(',').filter_map(|p| p.parse().ok()).collect()),
                 ..Scope::default()
             },
             fit,

@@ -3,6 +3,7 @@
 //! these for every operation.
 
 mod policy;
+pub(crate) mod settle;
 
 use pdf_render::diff::{diff, pixel_boxes, DiffReport};
 use pdf_render::raster::{crop_png, rasterize_page, Raster};

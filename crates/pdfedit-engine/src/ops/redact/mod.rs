@@ -292,7 +292,7 @@ impl Checks for Noise {
     fn settle(&mut self, round: usize, pair: &Pair<'_>) -> Result<Vec<[f64; 4]>, Error> {
         let page = pair.page.page;
         Ok(match round {
-            0 => noise::settled_areas(
+            0 => crate::verify::settle::settled_areas(
                 pair.policy,
                 pair.before_pdf,
                 pair.after_pdf,
