@@ -23,7 +23,7 @@ mod error;
 mod font;
 mod metrics;
 pub mod nearest;
-mod obj;
+pub mod obj;
 mod program;
 pub mod registry;
 mod simple;

@@ -55,12 +55,7 @@ pub(super) fn numbers(doc: &Document, o: &Object) -> Vec<f64> {
         return Vec::new();
     };
     a.iter()
-        .filter_map(|v| match doc.dereference(v).ok()?.1 {
-            Object::Integer(i) => Some(*i as f64),
-            Object::Real(r) => Some(f64::from(*r)),
-            _ => None,
-        })
-        .filter(|v| v.is_finite())
+        .filter_map(|v| pdf_fonts::obj::num_of(doc, v))
         .collect()
 }
 

@@ -19,6 +19,7 @@
 use lopdf::{dictionary, Dictionary, Document, Object, ObjectId, Stream};
 use pdf_content::decode_text_string;
 use pdf_content::interp::matrix::transform_rect;
+use pdf_fonts::obj;
 
 use super::appearance::{self, numbers, rect_of, Candidate, View};
 use crate::find::Match;
@@ -71,16 +72,8 @@ pub(crate) struct Drawn {
 }
 
 fn string(doc: &Document, d: &Dictionary, key: &[u8]) -> Option<String> {
-    match doc.dereference(d.get(key).ok()?).ok()?.1 {
+    match obj::get(doc, d, key)? {
         Object::String(s, _) => Some(decode_text_string(s)),
-        _ => None,
-    }
-}
-
-fn number(doc: &Document, o: &Object) -> Option<f64> {
-    match doc.dereference(o).ok()?.1 {
-        Object::Integer(i) => Some(*i as f64),
-        Object::Real(r) => Some(f64::from(*r)).filter(|v| v.is_finite()),
         _ => None,
     }
 }
@@ -162,15 +155,8 @@ fn look(doc: &Document, annot: &Dictionary) -> Option<Look> {
     if w < 1.0 || h < 1.0 || w > 20_000.0 || h > 20_000.0 {
         return None;
     }
-    // A key whose value is null is absent (PDF 32000 7.3.7).
-    let present = |key: &[u8]| {
-        annot
-            .get(key)
-            .ok()
-            .and_then(|o| doc.dereference(o).ok())
-            .is_some_and(|(_, o)| !matches!(o, Object::Null))
-    };
-    if present(b"CL") || present(b"BE") {
+    // A key whose value is null is absent (PDF 32000 7.3.7; `obj::get`).
+    if obj::get(doc, annot, b"CL").is_some() || obj::get(doc, annot, b"BE").is_some() {
         return None;
     }
     let form_da = crate::model::form::acroform(doc).and_then(|af| string(doc, af, b"DA"));
@@ -190,7 +176,7 @@ fn look(doc: &Document, annot: &Dictionary) -> Option<Look> {
     let quadding = annot
         .get(b"Q")
         .ok()
-        .and_then(|q| number(doc, q))
+        .and_then(|q| obj::num_of(doc, q))
         .map(|q| q as i64)
         .filter(|q| (0..=2).contains(q))
         .or(ds_align)
@@ -217,7 +203,7 @@ fn look(doc: &Document, annot: &Dictionary) -> Option<Look> {
     let border_array = annot.get(b"Border").map(|b| numbers(doc, b)).ok();
     let width = bs
         .and_then(|b| b.get(b"W").ok())
-        .and_then(|v| number(doc, v))
+        .and_then(|v| obj::num_of(doc, v))
         .or_else(|| border_array.as_ref().and_then(|b| b.get(2).copied()))
         .unwrap_or(1.0)
         .clamp(0.0, (inner[2] - inner[0]).min(inner[3] - inner[1]) / 4.0);

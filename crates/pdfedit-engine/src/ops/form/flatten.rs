@@ -155,13 +155,7 @@ fn state_stream(states: &Dictionary, widget: &Dictionary) -> Option<ObjectId> {
 
 fn numbers(doc: &Document, o: Option<&Object>) -> Option<Vec<f64>> {
     let a = doc.dereference(o?).ok()?.1.as_array().ok()?;
-    a.iter()
-        .map(|v| match doc.dereference(v).ok()?.1 {
-            Object::Integer(i) => Some(*i as f64),
-            Object::Real(r) => Some(f64::from(*r)),
-            _ => None,
-        })
-        .collect()
+    a.iter().map(|v| pdf_fonts::obj::num_of(doc, v)).collect()
 }
 
 fn min(v: &[f64; 4]) -> f64 {
