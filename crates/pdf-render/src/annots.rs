@@ -15,7 +15,7 @@ use pdfium_render::prelude::*;
 
 use crate::chars::{chars_of, RawChar};
 use crate::document::{page_transform, Document};
-use crate::geometry::PageTransform;
+use crate::geometry::{PageTransform, Rect};
 use crate::{Error, Result};
 
 impl Document<'_> {
@@ -56,12 +56,16 @@ pub(crate) fn flattened_chars(
     // those too), so in the document read (never saved) the Print flag follows visibility; links and
     // popups never draw page text. A push button's appearance draws its caption
     // ("Submit", "Clear Data"), which readers see and pdftotext prints.
+    let mut broken = Vec::new();
     for mut annot in page.annotations().iter() {
         let drawn = !annot.is_hidden()
             && !matches!(
                 annot.annotation_type(),
                 PdfPageAnnotationType::Link | PdfPageAnnotationType::Popup
             );
+        if drawn && annot.annotation_type() == PdfPageAnnotationType::FreeText {
+            broken.extend(annot.contents().filter(|c| c.contains(['\r', '\n'])));
+        }
         if annot.is_printed() != drawn {
             annot
                 .set_is_printed(drawn)
@@ -85,10 +89,78 @@ pub(crate) fn flattened_chars(
         return Ok(Vec::new());
     }
     let same_prefix = all.iter().zip(content).all(|(a, b)| a.ch == b.ch);
-    if same_prefix {
-        return Ok(all.into_iter().skip(content.len()).collect());
+    let mut extra = if same_prefix {
+        all.into_iter().skip(content.len()).collect()
+    } else {
+        not_in_content(all, content)
+    };
+    for contents in &broken {
+        keep_line_breaks(&mut extra, contents);
     }
-    Ok(not_in_content(all, content))
+    Ok(extra)
+}
+
+/// PDFium's generated appearance of a FreeText without one draws its /Contents on one line
+/// and drops the line breaks, so the last word of a line and the first of the next read as
+/// one ("meetingsecond"); the edit, which draws the annotation anew with its breaks, finds
+/// two words, and so do other readers. Where the annotation's characters are found in
+/// `chars`, in order, a generated space is put between two glyphs that a line break (and
+/// nothing else) separates in `contents` and nothing separates in `chars`. Nothing moves;
+/// characters that do not follow `contents` exactly are left as they are.
+fn keep_line_breaks(chars: &mut Vec<RawChar>, contents: &str) {
+    // The glyphs of `contents` (no whitespace), each with whether only a line break comes
+    // before it.
+    let mut want: Vec<(char, bool)> = Vec::new();
+    let (mut brk, mut other) = (false, false);
+    for ch in contents.chars() {
+        match ch {
+            '\r' | '\n' => brk = true,
+            c if c.is_whitespace() => other = true,
+            c => {
+                want.push((c, brk && !other && !want.is_empty()));
+                (brk, other) = (false, false);
+            }
+        }
+    }
+    if !want.iter().any(|w| w.1) {
+        return;
+    }
+    let glyphs: Vec<usize> = (0..chars.len())
+        .filter(|&i| !chars[i].generated && chars[i].ch.is_some_and(|c| !c.is_whitespace()))
+        .collect();
+    let Some(start) = (0..glyphs.len().saturating_sub(want.len() - 1)).find(|&s| {
+        want.iter()
+            .enumerate()
+            .all(|(k, w)| chars[glyphs[s + k]].ch == Some(w.0))
+    }) else {
+        return;
+    };
+    let mut at: Vec<usize> = Vec::new();
+    for (k, w) in want.iter().enumerate().skip(1) {
+        let (prev, next) = (glyphs[start + k - 1], glyphs[start + k]);
+        // Only glyphs glued together: no character at all between them.
+        if w.1 && next == prev + 1 {
+            at.push(next);
+        }
+    }
+    for &i in at.iter().rev() {
+        let next = &chars[i];
+        // Zero-sized, where the next glyph starts, like the separators PDFium generates.
+        let at = Rect {
+            x1: next.bbox.x0,
+            y1: next.bbox.y0,
+            ..next.bbox
+        };
+        let space = RawChar {
+            ch: Some(' '),
+            generated: true,
+            hyphen: false,
+            bbox: at,
+            advance_box: at,
+            ..next.clone()
+        };
+        chars.insert(i, space);
+    }
 }
 
 /// Whether a loaded page has an annotation that may draw text (see
@@ -147,7 +219,6 @@ fn not_in_content(all: Vec<RawChar>, content: &[RawChar]) -> Vec<RawChar> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::Rect;
 
     fn glyph(ch: char, x: f32, generated: bool) -> RawChar {
         RawChar {
@@ -204,5 +275,31 @@ mod tests {
         let out = not_in_content(all, &content);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].origin.0, 50.0);
+    }
+
+    fn read(s: &str) -> Vec<RawChar> {
+        s.chars()
+            .enumerate()
+            .map(|(i, c)| glyph(c, i as f32 * 5.0, c == ' '))
+            .collect()
+    }
+
+    #[test]
+    fn a_line_break_the_appearance_dropped_reads_as_a_space() {
+        let mut chars = read("xx the meetingsecond line");
+        keep_line_breaks(&mut chars, "the meeting\rsecond line");
+        assert_eq!(text(&chars), "xx the meeting second line");
+        assert!(chars[14].generated);
+        // Breaks kept by the appearance, other text, or no break: nothing changes.
+        for (drawn, contents) in [
+            ("the meeting second", "the meeting\r\nsecond"),
+            ("the meetingsecond", "the meeting\rthird"),
+            ("the meetingsecond", "the meetingsecond"),
+            ("the meeting\nsecond", "the meeting \nsecond"),
+        ] {
+            let mut chars = read(drawn);
+            keep_line_breaks(&mut chars, contents);
+            assert_eq!(text(&chars), drawn, "{contents:?}");
+        }
     }
 }

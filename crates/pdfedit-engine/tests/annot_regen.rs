@@ -193,11 +193,15 @@ fn pdfium_draws_freetext_without_appearance_and_reading_returns_it() {
     let (inside, outside) = common::ink_moved(&img, &blank, RECT, 792.0);
     assert!(inside > 1000, "{inside}");
     assert_eq!(outside, 0);
-    // Every word read is found by the edit.
-    for word in annot
-        .split_whitespace()
-        .filter(|w| !w.contains("meetingsecond"))
-    {
+    // The line break PDFium's appearance drops still separates the words in reading, as it
+    // does in the edit's own appearance; every word read is found by the edit.
+    assert!(!annot.contains("meetingsecond"), "{annot}");
+    let words: Vec<&str> = annot.split_whitespace().collect();
+    assert!(
+        words.contains(&"meeting") && words.contains(&"second"),
+        "{annot}"
+    );
+    for word in words {
         let r = edit(&pdf, &request(EditOp::Delete, word, "")).expect("edit");
         assert!(done(&r), "{word}: {:?} {:?}", r.failed, r.unmatched);
     }
@@ -479,4 +483,40 @@ fn a_phrase_wrapped_in_the_box_is_replaced() {
         assert!(r.changes.iter().all(|c| c.verified), "{find}");
         assert_eq!(contents(&r.pdf), TEXT.replacen(&find, &new, 1), "{find}");
     }
+}
+
+/// `scope.span_ids` targets a span of a FreeText without appearance: the span reading
+/// returns for its second line is edited, and only there.
+#[test]
+fn a_span_of_a_freetext_without_appearance_is_targeted_by_its_id() {
+    if !common::init_pdfium() {
+        return;
+    }
+    let pdf = build(&BLUE_HELV);
+    let r = pdfedit_engine::read_text(&pdf, None, None, true, false).expect("read_text");
+    let span = r
+        .pages
+        .iter()
+        .flat_map(|p| p.spans.iter())
+        .find(|s| s.source == "annotation" && s.text.contains("second"))
+        .expect("an annotation span with the second line");
+    let mut req = request(EditOp::Replace, "second", "final");
+    req.edits[0].scope = Scope {
+        span_ids: Some(vec![span.span_id.clone()]),
+        ..Scope::default()
+    };
+    let out = edit(&pdf, &req).expect("edit");
+    assert!(done(&out), "{:?} {:?}", out.failed, out.unmatched);
+    assert_eq!(
+        contents(&out.pdf),
+        "Please review the attached figures before the meeting\rfinal line here"
+    );
+    // A span id that is not this annotation's: nothing changes, and the edit is unmatched
+    // (it was refused with annotation_text, as if the annotation could not be edited).
+    req.edits[0].scope.span_ids = Some(vec!["p1-0000000000000000".into()]);
+    let out = edit(&pdf, &req).expect("edit");
+    assert!(out.changes.is_empty(), "{:?}", out.changes);
+    assert_eq!(out.pdf, pdf);
+    assert!(out.failed.is_empty(), "{:?}", out.failed);
+    assert_eq!(out.unmatched.len(), 1);
 }

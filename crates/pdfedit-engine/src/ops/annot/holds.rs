@@ -6,13 +6,23 @@
 use lopdf::{Document, Object};
 use pdf_content::decode_text_string;
 
-use crate::find::{line_matches, Matcher};
+use crate::find::{line_matches, span_boxes, Matcher};
+use crate::model::text::PageGeom;
+use crate::read::PageText;
 use crate::types::Scope;
 
+use super::appearance::{numbers, rect_of};
 use super::MAX_ANNOTS_PER_PAGE;
 
-/// Whether a FreeText annotation on a page in `scope` shows text `matcher` finds.
-pub(crate) fn freetext_holds(doc: &Document, scope: &Scope, matcher: &Matcher) -> bool {
+/// Whether a FreeText annotation in `scope` shows text `matcher` finds: on a page in
+/// scope, and touching the scope's region and one of its spans (`spans`, the reading
+/// `scope.span_ids` name) where it has them.
+pub(crate) fn freetext_holds(
+    doc: &Document,
+    scope: &Scope,
+    matcher: &Matcher,
+    spans: Option<&[PageText]>,
+) -> bool {
     for (number, page_id) in doc.get_pages() {
         if scope.pages.as_ref().is_some_and(|p| !p.contains(&number)) {
             continue;
@@ -34,6 +44,9 @@ pub(crate) fn freetext_holds(doc: &Document, scope: &Scope, matcher: &Matcher) -
             if d.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"FreeText".as_slice()) {
                 continue;
             }
+            if !touches_scope(doc, page_id, d, scope, number, spans) {
+                continue;
+            }
             let text = match d.get(b"Contents").map(|o| doc.dereference(o)) {
                 Ok(Ok((_, Object::String(s, _)))) => decode_text_string(s),
                 _ => continue,
@@ -46,4 +59,33 @@ pub(crate) fn freetext_holds(doc: &Document, scope: &Scope, matcher: &Matcher) -
         }
     }
     false
+}
+
+/// Whether the annotation `d` on page `number` touches the scope's region and, with
+/// `scope.span_ids`, one of those spans (display boxes, top-left points).
+fn touches_scope(
+    doc: &Document,
+    page_id: lopdf::ObjectId,
+    d: &lopdf::Dictionary,
+    scope: &Scope,
+    number: u32,
+    spans: Option<&[PageText]>,
+) -> bool {
+    if scope.region.is_none() && scope.span_ids.is_none() {
+        return true;
+    }
+    let Some(rect) = d.get(b"Rect").ok().and_then(|r| rect_of(&numbers(doc, r))) else {
+        return false;
+    };
+    let shown = PageGeom::read(doc, page_id).display_box(rect);
+    let meets =
+        |b: [f64; 4]| b[0] < shown[2] && shown[0] < b[2] && b[1] < shown[3] && shown[1] < b[3];
+    if scope.region.as_ref().is_some_and(|r| !meets(r.bbox)) {
+        return false;
+    }
+    match (&scope.span_ids, spans) {
+        (Some(ids), Some(spans)) => span_boxes(spans, number, ids).into_iter().any(meets),
+        (Some(_), None) => false,
+        (None, _) => true,
+    }
 }

@@ -141,7 +141,7 @@ pub(crate) fn apply(
     let selected = with_siblings(&views, edit, matcher, selected);
     if selected.iter().all(Vec::is_empty) {
         run.rollback(snapshot);
-        if holds::freetext_holds(&run.doc, &edit.scope, matcher) {
+        if holds::freetext_holds(&run.doc, &edit.scope, matcher, spans) {
             run.fail(
                 edit,
                 FailReason::AnnotationText,
@@ -257,7 +257,7 @@ pub(crate) fn locate(
         .iter()
         .all(Vec::is_empty);
     run.rollback(snapshot);
-    Ok(found || holds::freetext_holds(&run.doc, &edit.scope, matcher))
+    Ok(found || holds::freetext_holds(&run.doc, &edit.scope, matcher, spans))
 }
 
 /// The editable appearance of each candidate annotation (scratch copies in the document:
