@@ -57,7 +57,7 @@ describe.skipIf(!HAVE_CORPUS)('sync edit of a stored document: template cache', 
       const first = await outputOf(await byFile('first'));
       const again = await outputOf(await byFile('again'));
       const inRequest = await outputOf(await a.edit('invoice.pdf', edits));
-      const asked = spy.mock.calls.map(([task]) => (task as Omit<EditTask, 'op'>).options.template_cache);
+      const asked = spy.mock.calls.map(([task]) => (task as Omit<EditTask, 'op'>).options?.template_cache);
       expect(asked).toEqual([true, true, undefined]);
       expect(again.equals(first)).toBe(true);
       expect(inRequest.equals(first)).toBe(true);
