@@ -31,6 +31,9 @@ export interface EditCase {
   runs: number;
   /** The SAMPLE mark, as test-mode and keyless callers get it. */
   mark?: string;
+  /** A stored document edited again (`source.file_id`): the sync route asks the engine
+   * for its template cache, so every run after the warm-up reuses the render before. */
+  stored?: boolean;
 }
 
 const STAGES: (keyof EditTimings)[] = [
@@ -146,6 +149,7 @@ export async function benchEdits(
         font: { policy: 'prefer_exact' } as const,
         break_signature: false,
         ...(c.mark ? { mark: c.mark } : {}),
+        ...(c.stored ? { template_cache: true } : {}),
       },
     };
     const first = await pool.edit(task); // warm-up, and a check that the edit applies

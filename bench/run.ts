@@ -284,8 +284,10 @@ async function editBench(): Promise<void> {
       runs: 20,
     },
   ];
+  cases.push({ ...cases[0]!, name: '1 page, stored (file_id) edited again', stored: true });
   if (hundred) {
     cases.push({ ...cases[1]!, name: '114 pages (constitution ×6, qpdf)', file: hundred.file, runs: 10 });
+    cases.push({ ...cases.at(-1)!, name: '114 pages, stored (file_id) edited again', stored: true });
     cases.push({
       ...cases[1]!,
       name: '114 pages, SAMPLE mark',

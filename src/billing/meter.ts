@@ -1,7 +1,8 @@
 import { type Kysely, PostgresAdapter, type Selectable, sql, type Transaction } from 'kysely';
 import { ApiError } from '../kernel/api-error.js';
 import { randomBase62 } from '../kernel/random-token.js';
-import type { BillingSchema, UsageTotalsTable } from '../store/billing-schema.js';
+import type { BillingSchema, UsageChargeRow, UsageTotalsTable } from '../store/billing-schema.js';
+import { prepared } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import { CREDIT_PACKS, type CreditPack } from './plans.js';
 import {
@@ -65,30 +66,14 @@ export async function usageOf(
   const key = ledgerKey(subject);
   // Credit packs are live-mode only (and keyless has none).
   const credits = subject.kind === 'account' && subject.mode === 'live' ? subject.accountId : undefined;
-  const row = await billingDb(db)
-    .selectFrom('usage_totals')
-    .select((eb) => [
-      eb.fn.coalesce(eb.fn.sum<number>('billed'), eb.lit(0)).as('billed'),
-      eb.fn.coalesce(eb.fn.sum<number>('allowance_pages'), eb.lit(0)).as('allowance'),
-      eb.fn.coalesce(eb.fn.sum<number>('overage_pages'), eb.lit(0)).as('overage'),
-      eb
-        .selectFrom('credit_grants')
-        .select((g) => g.fn.coalesce(g.fn.sum<number>('pages'), g.lit(0)).as('n'))
-        .where('account_id', '=', credits ?? '')
-        .$castTo<number>()
-        .as('granted'),
-      eb
-        .selectFrom('usage_totals as used')
-        .select((u) => u.fn.coalesce(u.fn.sum<number>('used.credit_pages'), u.lit(0)).as('n'))
-        .where('used.subject', '=', credits ?? '')
-        .where('used.mode', '=', 'live')
-        .$castTo<number>()
-        .as('credits_used'),
-    ])
-    .where('subject', '=', key.subject)
-    .where('mode', '=', key.mode)
-    .where('period', '=', period.label)
-    .executeTakeFirstOrThrow();
+  const [row] = await usageQuery.rows(db, {
+    credits: credits ?? '',
+    subject: key.subject,
+    mode: key.mode,
+    live: 'live',
+    period: period.label,
+  });
+  if (!row) throw new Error('usage_totals: the sums query returned no row');
   const allowance = allowanceOf(subject);
   const creditPages = credits === undefined ? 0 : Math.max(0, Number(row.granted) - Number(row.credits_used));
   const allowanceLeft = Math.max(0, allowance - Number(row.allowance));
@@ -101,6 +86,38 @@ export async function usageOf(
     overagePages: Number(row.overage),
   };
 }
+
+type LedgerMode = ReturnType<typeof ledgerKey>['mode'];
+
+/** usageOf's one statement, compiled once (src/store/prepared.ts): it runs twice an edit. */
+const usageQuery = prepared<
+  { credits: string; subject: string; mode: LedgerMode; live: LedgerMode; period: string },
+  { billed: number; allowance: number; overage: number; granted: number; credits_used: number }
+>(['credits', 'subject', 'mode', 'live', 'period'], (db, v) =>
+  billingDb(db)
+    .selectFrom('usage_totals')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>('billed'), eb.lit(0)).as('billed'),
+      eb.fn.coalesce(eb.fn.sum<number>('allowance_pages'), eb.lit(0)).as('allowance'),
+      eb.fn.coalesce(eb.fn.sum<number>('overage_pages'), eb.lit(0)).as('overage'),
+      eb
+        .selectFrom('credit_grants')
+        .select((g) => g.fn.coalesce(g.fn.sum<number>('pages'), g.lit(0)).as('n'))
+        .where('account_id', '=', v.credits)
+        .$castTo<number>()
+        .as('granted'),
+      eb
+        .selectFrom('usage_totals as used')
+        .select((u) => u.fn.coalesce(u.fn.sum<number>('used.credit_pages'), u.lit(0)).as('n'))
+        .where('used.subject', '=', v.credits)
+        .where('used.mode', '=', v.live)
+        .$castTo<number>()
+        .as('credits_used'),
+    ])
+    .where('subject', '=', v.subject)
+    .where('mode', '=', v.mode)
+    .where('period', '=', v.period),
+);
 
 /** Billing units of some work: a page, an OCR page counting five (SPEC "Limits"). */
 export function billingUnits(pages: number, ocrPages = 0): number {
@@ -200,13 +217,7 @@ export async function chargeIn(
   const billed = billingUnits(pages, ocrPages);
   const key = ledgerKey(subject);
   await lockSubject(trx, key);
-  const existing = await billingDb(trx)
-    .selectFrom('usage_charges')
-    .selectAll()
-    .where('subject', '=', key.subject)
-    .where('mode', '=', key.mode)
-    .where('work_id', '=', workId)
-    .executeTakeFirst();
+  const [existing] = await chargeQuery.rows(trx, { ...key, work_id: workId });
   const before = await usageOf(trx, subject, now);
   if (existing) {
     return {
@@ -224,21 +235,18 @@ export async function chargeIn(
   const creditPages = Math.min(billed - allowancePages, before.creditPages);
   const overagePages = billed - allowancePages - creditPages;
   if (billed > 0) {
-    await billingDb(trx)
-      .insertInto('usage_charges')
-      .values({
-        ...key,
-        work_id: workId,
-        period: before.period.label,
-        pages,
-        ocr_pages: ocrPages,
-        billed,
-        allowance_pages: allowancePages,
-        credit_pages: creditPages,
-        overage_pages: overagePages,
-        created_at: now,
-      })
-      .execute();
+    await chargeInsert.run(trx, {
+      ...key,
+      work_id: workId,
+      period: before.period.label,
+      pages,
+      ocr_pages: ocrPages,
+      billed,
+      allowance_pages: allowancePages,
+      credit_pages: creditPages,
+      overage_pages: overagePages,
+      created_at: now,
+    });
     await addToTotals(trx, {
       ...key,
       period: before.period.label,
@@ -261,19 +269,54 @@ export async function chargeIn(
 
 /** Adds a ledger row's numbers to its period's running total (the caller's transaction). */
 async function addToTotals(trx: Transaction<Database>, row: Selectable<UsageTotalsTable>): Promise<void> {
-  await billingDb(trx)
-    .insertInto('usage_totals')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['subject', 'mode', 'period']).doUpdateSet((eb) => ({
-        billed: eb('usage_totals.billed', '+', eb.ref('excluded.billed')),
-        allowance_pages: eb('usage_totals.allowance_pages', '+', eb.ref('excluded.allowance_pages')),
-        credit_pages: eb('usage_totals.credit_pages', '+', eb.ref('excluded.credit_pages')),
-        overage_pages: eb('usage_totals.overage_pages', '+', eb.ref('excluded.overage_pages')),
-      })),
-    )
-    .execute();
+  await totalsUpsert.run(trx, row);
 }
+
+/** chargeIn's statements, compiled once (src/store/prepared.ts): every billed edit runs them. */
+const chargeQuery = prepared<{ subject: string; mode: LedgerMode; work_id: string }, UsageChargeRow>(
+  ['subject', 'mode', 'work_id'],
+  (db, v) =>
+    billingDb(db)
+      .selectFrom('usage_charges')
+      .selectAll()
+      .where('subject', '=', v.subject)
+      .where('mode', '=', v.mode)
+      .where('work_id', '=', v.work_id),
+);
+
+const CHARGE_COLUMNS = [
+  'subject',
+  'mode',
+  'work_id',
+  'period',
+  'pages',
+  'ocr_pages',
+  'billed',
+  'allowance_pages',
+  'credit_pages',
+  'overage_pages',
+  'created_at',
+] as const satisfies readonly (keyof UsageChargeRow)[];
+
+const chargeInsert = prepared<UsageChargeRow>(CHARGE_COLUMNS, (db, v) =>
+  billingDb(db).insertInto('usage_charges').values(v),
+);
+
+const totalsUpsert = prepared<Selectable<UsageTotalsTable>>(
+  ['subject', 'mode', 'period', 'billed', 'allowance_pages', 'credit_pages', 'overage_pages'],
+  (db, v) =>
+    billingDb(db)
+      .insertInto('usage_totals')
+      .values(v)
+      .onConflict((oc) =>
+        oc.columns(['subject', 'mode', 'period']).doUpdateSet((eb) => ({
+          billed: eb('usage_totals.billed', '+', eb.ref('excluded.billed')),
+          allowance_pages: eb('usage_totals.allowance_pages', '+', eb.ref('excluded.allowance_pages')),
+          credit_pages: eb('usage_totals.credit_pages', '+', eb.ref('excluded.credit_pages')),
+          overage_pages: eb('usage_totals.overage_pages', '+', eb.ref('excluded.overage_pages')),
+        })),
+      ),
+);
 
 /**
  * Grants a credit pack to an account, once per `reference` (the payment event id, so a

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { KeyMode, Principal } from '../kernel/principal.js';
 import { base62Length, randomBase62 } from '../kernel/random-token.js';
+import { prepared } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import type { SelfServiceSchema } from '../store/self-service-schema.js';
 import { toAccountPlan } from './accounts.js';
@@ -76,19 +77,22 @@ export async function revokeKey(db: Kysely<Database>, keyOrId: string): Promise<
   return result.numUpdatedRows > 0n;
 }
 
-/**
- * Resolves a presented key, saying why it was refused (the auth plugin words its 401 by
- * it). The lookup is by hash over a unique index, so there is no secret-dependent string
- * comparison to time.
- */
-export async function lookupKey(
-  db: Kysely<Database>,
-  plaintext: string,
-  now = Date.now(),
-): Promise<KeyLookup> {
-  const mode = parseKeyMode(plaintext);
-  if (!mode) return { status: 'malformed' };
-  const row = await db
+/** lookupKey's statement, compiled once (src/store/prepared.ts): every keyed request runs it. */
+const keyQuery = prepared<
+  { hash: string },
+  {
+    keyId: string;
+    accountId: string;
+    mode: KeyMode;
+    revokedAt: number | null;
+    lastUsedAt: number | null;
+    plan: string;
+    hold: string | null;
+    termsAcceptedAt: number | null;
+    termsVersion: string | null;
+  }
+>(['hash'], (db, v) =>
+  db
     .withTables<SelfServiceSchema>()
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
@@ -103,8 +107,22 @@ export async function lookupKey(
       'accounts.terms_accepted_at as termsAcceptedAt',
       'accounts.terms_version as termsVersion',
     ])
-    .where('api_keys.key_hash', '=', hashKey(plaintext))
-    .executeTakeFirst();
+    .where('api_keys.key_hash', '=', v.hash),
+);
+
+/**
+ * Resolves a presented key, saying why it was refused (the auth plugin words its 401 by
+ * it). The lookup is by hash over a unique index, so there is no secret-dependent string
+ * comparison to time.
+ */
+export async function lookupKey(
+  db: Kysely<Database>,
+  plaintext: string,
+  now = Date.now(),
+): Promise<KeyLookup> {
+  const mode = parseKeyMode(plaintext);
+  if (!mode) return { status: 'malformed' };
+  const [row] = await keyQuery.rows(db, { hash: hashKey(plaintext) });
   if (!row) return { status: 'unknown' };
   if (row.revokedAt !== null) return { status: 'revoked' };
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {

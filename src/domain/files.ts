@@ -4,6 +4,7 @@ import { randomBase62 } from '../kernel/random-token.js';
 import { blobBytesCache } from '../store/blob-bytes.js';
 import type { BlobStore } from '../store/blobs.js';
 import type { FileKind, FileRow, FilesSchema } from '../store/files-schema.js';
+import { prepared } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 
 export type { FileKind, FileRow } from '../store/files-schema.js';
@@ -49,6 +50,65 @@ export interface ReserveInput {
   blobKey?: string | null;
 }
 
+/** The statements of every edit's files (the source's row, the output's reservation and
+ * its marking stored), compiled once (src/store/prepared.ts). */
+const FILE_COLUMNS = [
+  'id',
+  'account_id',
+  'mode',
+  'kind',
+  'parent_id',
+  'status',
+  'blob_key',
+  'max_bytes',
+  'size',
+  'content_type',
+  'sha256',
+  'created_at',
+  'expires_at',
+  'deleted_at',
+] as const satisfies readonly (keyof FileRow)[];
+
+const fileInsert = prepared<FileRow>(FILE_COLUMNS, (db, v) => filesDb(db).insertInto('files').values(v));
+
+const ownedFile = prepared<{ id: string; accountId: string; mode: KeyMode }, FileRow>(
+  ['id', 'accountId', 'mode'],
+  (db, v) =>
+    filesDb(db)
+      .selectFrom('files')
+      .selectAll()
+      .where('id', '=', v.id)
+      .where('account_id', '=', v.accountId)
+      .where('mode', '=', v.mode),
+);
+
+type MarkValues = {
+  stored: 'stored';
+  reserved: 'reserved';
+  blobKey: string;
+  size: number;
+  sha256: string;
+  id: string;
+};
+/** reserved → stored; a produced file's cap becomes its size. */
+const markAs = (produced: boolean) =>
+  prepared<MarkValues>(['stored', 'reserved', 'blobKey', 'size', 'sha256', 'id'], (db, v) =>
+    filesDb(db)
+      .updateTable('files')
+      .set({
+        status: v.stored,
+        blob_key: v.blobKey,
+        size: v.size,
+        sha256: v.sha256,
+        ...(produced ? { max_bytes: v.size } : {}),
+      })
+      .where('id', '=', v.id)
+      .where('status', '=', v.reserved)
+      .where('deleted_at', 'is', null),
+  );
+const markUpload = markAs(false);
+const markProduced = markAs(true);
+
 /** A new `reserved` row; its bytes arrive later through markStored. */
 export async function reserveFile(
   db: Db,
@@ -73,7 +133,7 @@ export async function reserveFile(
     expires_at: now + input.ttlMs,
     deleted_at: null,
   };
-  await filesDb(db).insertInto('files').values(row).execute();
+  await fileInsert.run(db, row);
   return row;
 }
 
@@ -92,20 +152,16 @@ export async function markStored(
     produced?: boolean;
   },
 ): Promise<boolean> {
-  const result = await filesDb(db)
-    .updateTable('files')
-    .set({
-      status: 'stored',
-      blob_key: stored.blobKey,
-      size: stored.size,
-      sha256: stored.sha256,
-      ...(stored.produced ? { max_bytes: stored.size } : {}),
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'reserved')
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const values = {
+    stored: 'stored',
+    reserved: 'reserved',
+    blobKey: stored.blobKey,
+    size: stored.size,
+    sha256: stored.sha256,
+    id,
+  } as const;
+  const changed = await (stored.produced ? markProduced : markUpload).run(db, values);
+  return changed > 0;
 }
 
 /**
@@ -225,13 +281,7 @@ export async function findFile(
   id: string,
   now: number = Date.now(),
 ): Promise<FileRow | undefined> {
-  const row = await filesDb(db)
-    .selectFrom('files')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', owner.accountId)
-    .where('mode', '=', owner.mode)
-    .executeTakeFirst();
+  const [row] = await ownedFile.rows(db, { id, accountId: owner.accountId, mode: owner.mode });
   return row && isLive(row, now) ? row : undefined;
 }
 

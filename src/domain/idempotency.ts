@@ -5,6 +5,7 @@ import { clientAddressGroup } from '../billing/client-ip.js';
 import { ApiError } from '../kernel/api-error.js';
 import type { Principal } from '../kernel/principal.js';
 import type { IdempotencyRecordsTable, IdempotencySchema } from '../store/idempotency-schema.js';
+import { prepared } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 
 /**
@@ -168,6 +169,79 @@ export interface IdempotentRun {
 
 type Claim = { kind: 'owner'; owner: string; createdAt: number } | { kind: 'existing'; row: Row };
 
+/** claim's insert and finish's update, compiled once (src/store/prepared.ts): every
+ * request that writes runs both. */
+const claimInsert = prepared<{
+  scope: string;
+  key: string;
+  route: string;
+  body_hash: string;
+  state: 'running';
+  owner: string;
+  lease_until: number;
+  none: null;
+  created_at: number;
+  expires_at: number;
+}>(
+  ['scope', 'key', 'route', 'body_hash', 'state', 'owner', 'lease_until', 'none', 'created_at', 'expires_at'],
+  (dbx, v) =>
+    dbx
+      .withTables<IdempotencySchema>()
+      .insertInto('idempotency_records')
+      .values({
+        scope: v.scope,
+        key: v.key,
+        route: v.route,
+        body_hash: v.body_hash,
+        state: v.state,
+        owner: v.owner,
+        lease_until: v.lease_until,
+        response_status: v.none,
+        response_headers: v.none,
+        response_body: v.none,
+        response_encoding: v.none,
+        created_at: v.created_at,
+        expires_at: v.expires_at,
+      })
+      .onConflict((oc) => oc.columns(['scope', 'key']).doNothing()),
+);
+
+const finishUpdate = prepared<{
+  state: 'done';
+  response_status: number;
+  response_headers: string;
+  response_body: Row['response_body'];
+  response_encoding: Row['response_encoding'];
+  scope: string;
+  key: string;
+  owner: string;
+}>(
+  [
+    'state',
+    'response_status',
+    'response_headers',
+    'response_body',
+    'response_encoding',
+    'scope',
+    'key',
+    'owner',
+  ],
+  (dbx, v) =>
+    dbx
+      .withTables<IdempotencySchema>()
+      .updateTable('idempotency_records')
+      .set({
+        state: v.state,
+        response_status: v.response_status,
+        response_headers: v.response_headers,
+        response_body: v.response_body,
+        response_encoding: v.response_encoding,
+      })
+      .where('scope', '=', v.scope)
+      .where('key', '=', v.key)
+      .where('owner', '=', v.owner),
+);
+
 /** Inserts the running record, or takes over an expired or abandoned one, or reports the
  * record that is there. Exactly one concurrent caller can get `owner`. */
 async function claim(o: IdempotencyOptions, key: string, now: number): Promise<Claim> {
@@ -175,26 +249,19 @@ async function claim(o: IdempotencyOptions, key: string, now: number): Promise<C
   const lease = now + o.leaseMs;
   // The insert first: a new key (every request without an Idempotency-Key whose body was
   // not sent before) is claimed in one statement.
-  const inserted = await db(o)
-    .insertInto('idempotency_records')
-    .values({
-      scope: o.scope,
-      key,
-      route: o.route,
-      body_hash: o.bodyHash,
-      state: 'running',
-      owner,
-      lease_until: lease,
-      response_status: null,
-      response_headers: null,
-      response_body: null,
-      response_encoding: null,
-      created_at: now,
-      expires_at: now + RECORD_TTL_MS,
-    })
-    .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return { kind: 'owner', owner, createdAt: now };
+  const inserted = await claimInsert.run(o.db, {
+    scope: o.scope,
+    key,
+    route: o.route,
+    body_hash: o.bodyHash,
+    state: 'running',
+    owner,
+    lease_until: lease,
+    none: null,
+    created_at: now,
+    expires_at: now + RECORD_TTL_MS,
+  });
+  if (inserted > 0) return { kind: 'owner', owner, createdAt: now };
   const row = await db(o)
     .selectFrom('idempotency_records')
     .selectAll()
@@ -235,19 +302,17 @@ async function finish(
   res: IdempotentResponse,
   dbx: Kysely<Database> | Transaction<Database> = o.db,
 ): Promise<void> {
-  await dbx
-    .withTables<IdempotencySchema>()
-    .updateTable('idempotency_records')
-    .set({
-      state: 'done',
-      response_status: res.status,
-      response_headers: JSON.stringify(res.headers),
-      ...encode(res),
-    })
-    .where('scope', '=', o.scope)
-    .where('key', '=', key)
-    .where('owner', '=', owner)
-    .execute();
+  const body = encode(res);
+  await finishUpdate.run(dbx, {
+    state: 'done',
+    response_status: res.status,
+    response_headers: JSON.stringify(res.headers),
+    response_body: body.response_body,
+    response_encoding: body.response_encoding,
+    scope: o.scope,
+    key,
+    owner,
+  });
 }
 
 async function release(o: IdempotencyOptions, key: string, owner: string): Promise<void> {

@@ -49,7 +49,8 @@ export interface RunEditInput {
   /** watermarkOffAllowed(subject), when the caller already knows it (a batch asks once
    * for all its records); else it is read from the account. */
   watermarkOffAllowed?: boolean;
-  /** A batch record: every record edits the same template, so its engine process reuses
+  /** A batch record, or a sync edit of a stored document (`source.file_id`, edited again
+   * and again): every record edits the same template, so its engine process reuses
    * the renders of the template's unedited pages (`options.template_cache`, kept per
    * process by the exact bytes they show: crates/pdfedit-engine/src/template.rs). The
    * result is the one an uncached edit gives. */

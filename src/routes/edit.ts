@@ -267,6 +267,10 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
             ),
             dryRun,
             watermarkOffAllowed: offAllowed,
+            // A stored document is edited again and again: its engine process keeps the
+            // renders before of its unedited pages, keyed by the document's exact bytes
+            // (crates/pdfedit-engine/src/template.rs); the result is the uncached one.
+            templateCache: input.sourceFileId !== undefined,
             commit,
           }),
         );

@@ -1,7 +1,8 @@
 //! Profiling helper: `edit_timing IN FIND REPLACE [RUNS]` runs a one-phrase replace RUNS
 //! times and prints the engine's stage timings (medians), the floor (two bare renders of
 //! the touched page) and the ratio, plus the cost of opening the document alone (PDFium
-//! facts, lopdf parse). `OCC=all` replaces every occurrence instead of the first.
+//! facts, lopdf parse). `OCC=all` replaces every occurrence instead of the first;
+//! `TEMPLATE=1` turns `options.template_cache` on (a stored document edited again).
 use std::time::Instant;
 
 use pdfedit_engine::edit::*;
@@ -32,6 +33,10 @@ fn main() {
             },
             ..Edit::default()
         }],
+        options: EditOptions {
+            template_cache: std::env::var("TEMPLATE").is_ok_and(|v| v == "1"),
+            ..EditOptions::default()
+        },
         ..EditRequest::default()
     };
     let first = edit(&bytes, &req).expect("edit");

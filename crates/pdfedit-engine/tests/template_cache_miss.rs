@@ -1,0 +1,91 @@
+//! `options.template_cache` for a stored document edited again and again (the sync route
+//! sets it for a `source.file_id` edit): the second edit of the same page of the same bytes
+//! takes its render before from the cache; another page of the same document, and another
+//! document, miss; every cached result equals the uncached one. One test in its own binary:
+//! the hit counter is per process, and tests of one binary run at once.
+
+mod common;
+
+use pdfedit_engine::edit::{
+    edit, template_cache_hits, Edit, EditOp, EditOptions, EditRequest, EditResult, Occurrence,
+    Scope, Timings,
+};
+
+fn request(find: &str, replace: &str, page: u32, cached: bool) -> EditRequest {
+    EditRequest {
+        password: None,
+        edits: vec![Edit {
+            index: 0,
+            op: EditOp::Replace,
+            find: find.into(),
+            replace: replace.into(),
+            scope: Scope {
+                pages: Some(vec![page]),
+                occurrence: Some(Occurrence::First),
+                ..Scope::default()
+            },
+            ..Edit::default()
+        }],
+        options: EditOptions {
+            template_cache: cached,
+            ..EditOptions::default()
+        },
+    }
+}
+
+fn untimed(mut r: EditResult) -> EditResult {
+    r.timings = Timings::default();
+    r
+}
+
+/// Runs the edit with the cache, then without, checks both are the same, and returns how
+/// many renders the cached one took from the cache.
+fn hits_of(pdf: &[u8], find: &str, replace: &str, page: u32) -> u64 {
+    let before = template_cache_hits();
+    let cached = edit(pdf, &request(find, replace, page, true)).expect("cached edit runs");
+    let hits = template_cache_hits() - before;
+    let plain = edit(pdf, &request(find, replace, page, false)).expect("uncached edit runs");
+    assert_eq!(
+        cached.changes.len(),
+        1,
+        "{find} on page {page} applied: {:?} {:?}",
+        cached.failed,
+        cached.unmatched
+    );
+    assert_eq!(cached.changes[0].page, page);
+    assert_eq!(untimed(cached), untimed(plain), "{find} on page {page}");
+    hits
+}
+
+#[test]
+fn stored_document_edited_again_hits_and_others_miss() {
+    let (Some(constitution), Some(invoice)) = (
+        common::load("font-cid-cff-identityh-us-constitution.pdf"),
+        common::load("doc-invoice-itextsharp-demo.pdf"),
+    ) else {
+        return;
+    };
+    // First edit of page 2: nothing cached yet.
+    assert_eq!(
+        hits_of(&constitution, "insure domestic", "ensure domestic", 2),
+        0
+    );
+    // The same page of the same bytes again: its render before comes from the cache.
+    assert_eq!(
+        hits_of(&constitution, "insure domestic", "ensure internal", 2),
+        1
+    );
+    // Another page of the same document: not rendered yet, a miss.
+    let vp = "Vice President of the United States shall be";
+    assert_eq!(
+        hits_of(&constitution, vp, "Vice President of the Union shall be", 3),
+        0
+    );
+    assert_eq!(
+        hits_of(&constitution, vp, "Vice President of the Union shall be", 3),
+        1
+    );
+    // Another document: its own bytes, a miss on its first edit.
+    assert_eq!(hits_of(&invoice, "INV-0046", "INV-0064", 1), 0);
+    assert_eq!(hits_of(&invoice, "INV-0046", "INV-0065", 1), 1);
+}
