@@ -525,6 +525,13 @@ export interface RasterSize {
 export declare function readText(pdf: Buffer, options?: ReadTextOptions | undefined | null): TextResult
 
 /**
+ * [`read_text`]'s answer as one UTF-8 JSON document (`JSON.parse` of it equals
+ * `readText`'s answer): far cheaper to hand across a process boundary than thousands of
+ * span objects, and cheaper for napi to make. What the service's engine processes call.
+ */
+export declare function readTextJson(pdf: Buffer, options?: ReadTextOptions | undefined | null): Buffer
+
+/**
  * Text spans and form fields with scanned pages read by OCR (`options.ocr`), and the
  * pages this call OCR'd (for the service's cache).
  */

@@ -849,6 +849,7 @@ module.exports.OccurrenceEnd = nativeBinding.OccurrenceEnd
 module.exports.openFacts = nativeBinding.openFacts
 module.exports.openInfo = nativeBinding.openInfo
 module.exports.readText = nativeBinding.readText
+module.exports.readTextJson = nativeBinding.readTextJson
 module.exports.readTextOcr = nativeBinding.readTextOcr
 module.exports.render = nativeBinding.render
 module.exports.Watermark = nativeBinding.Watermark

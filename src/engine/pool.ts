@@ -16,6 +16,7 @@ import type {
   TextTask,
   WorkerReply,
 } from './tasks.js';
+import { type TextReply, textOfReply } from './tasks.js';
 
 /** The compiled engine process entry; it runs plain JS, so tests run after `npm run build:ts`. */
 const WORKER_FILE = path.join(PROJECT_ROOT, 'dist', 'src', 'engine', 'process-worker.js');
@@ -361,8 +362,8 @@ export class EnginePool {
     );
   }
 
-  readText(task: Omit<TextTask, 'op'>, timeoutMs?: number): Promise<EngineText> {
-    return this.run<EngineText>({ op: 'text', ...task }, timeoutMs);
+  async readText(task: Omit<TextTask, 'op'>, timeoutMs?: number): Promise<EngineText> {
+    return textOfReply(await this.run<TextReply>({ op: 'text', ...task }, timeoutMs));
   }
 
   async render(task: Omit<RenderTask, 'op'>, timeoutMs?: number): Promise<Buffer> {

@@ -42,6 +42,25 @@ export type EngineEditResult = Cloned<EditResult>;
 /** `readText` and `readTextOcr`: with OCR, also the pages this call read (for the cache). */
 export type EngineText = TextResult & { ocr?: OcrPage[] };
 
+/**
+ * The key of an engine process's answer to a text task without OCR: the addon's
+ * `readTextJson`, UTF-8 JSON of the `TextResult` that `readText` returns, which the pool
+ * parses (`textOfReply`).
+ */
+export const TEXT_JSON = 'textJson';
+
+/** A text task's answer as it crosses the process boundary (see `TEXT_JSON`). */
+export type TextReply = EngineText | { [TEXT_JSON]: Uint8Array };
+
+/** The `EngineText` of a text task's reply. */
+export function textOfReply(reply: TextReply): EngineText {
+  if (!(TEXT_JSON in reply)) return reply;
+  const bytes = reply[TEXT_JSON];
+  return JSON.parse(
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
+  ) as EngineText;
+}
+
 export interface OpenTask {
   op: 'open';
   pdf: Uint8Array;

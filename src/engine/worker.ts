@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as Native from '../../native/index.js';
 import { PROJECT_ROOT } from './root.js';
-import type { EngineTask, WorkerReply } from './tasks.js';
+import { type EngineTask, TEXT_JSON, type WorkerReply } from './tasks.js';
 
 /** The addon as its generated declarations (native/index.d.ts) describe it. */
 type NativeEngine = typeof Native;
@@ -27,7 +27,11 @@ function call(engine: NativeEngine, task: EngineTask): unknown {
       return engine.openFacts(pdf, task.password ?? null, task.limits ?? null);
     case 'text': {
       const { op: _op, pdf: _pdf, ...options } = task;
-      return options.ocr ? engine.readTextOcr(pdf, options) : engine.readText(pdf, options);
+      if (options.ocr) return engine.readTextOcr(pdf, options);
+      // One buffer of JSON, parsed by the pool (tasks.ts `TEXT_JSON`): thousands of span
+      // objects cost far more to build here, clone over IPC and build again there.
+      const json = engine.readTextJson(pdf, options);
+      return { [TEXT_JSON]: new Uint8Array(json.buffer, json.byteOffset, json.byteLength) };
     }
     case 'render': {
       const { op: _op, pdf: _pdf, ...options } = task;

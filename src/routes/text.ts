@@ -4,6 +4,7 @@ import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
 import { OcrCache, ocrBudgetMs, ocrCacheFor, ocrLanguages } from '../engine/ocr-cache.js';
+import { readTextSplit } from '../engine/text-split.js';
 import { ApiError } from '../kernel/api-error.js';
 import { errorResponses } from '../schemas/errors.js';
 import { ref } from '../schemas/ref.js';
@@ -39,8 +40,10 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
       const layers = body.layers ?? ['text', 'forms'];
       const cache = ocrCacheFor(fastify.config);
       const docKey = languages ? OcrCache.docKey(doc.bytes) : '';
+      // A long read without OCR is split over two free engine processes (text-split.ts).
       const read = () =>
-        fastify.engine.readText(
+        readTextSplit(
+          fastify.engine,
           {
             pdf: doc.bytes,
             ...(doc.password !== undefined ? { password: doc.password } : {}),
@@ -52,6 +55,7 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
               ? { ocr: { languages: languages.list, cached: cache.get(docKey, languages.joined) } }
               : {}),
           },
+          doc.info.pageCount,
           ocrBudgetMs(
             engineBudgetMs(principal?.plan ?? 'keyless', fastify.config.syncTimeoutMs),
             languages ? (pages?.length ?? doc.info.pageCount) : 0,
