@@ -319,7 +319,7 @@ impl Run {
         }
         if visual.is_some() {
             for m in &mut all {
-                m.replacement = crate::plan::arabic::reorder(&m.replacement);
+                m.replacement = crate::plan::arabic::logical_from_visual(&m.replacement);
             }
         }
         Ok(select(

@@ -227,11 +227,32 @@ pub(crate) fn shape(text: &str) -> String {
     out
 }
 
-/// One line of text put in visual order (or back: for the text of one line the
-/// reordering is its own inverse) by the Unicode bidirectional algorithm, the paragraph
-/// direction from its first strong character.
+/// One line of text (logical order) put in visual order by the Unicode bidirectional
+/// algorithm, the paragraph direction from its first strong character.
 pub(crate) fn reorder(text: &str) -> String {
-    let info = unicode_bidi::BidiInfo::new(text, None);
+    reorder_at(text, None)
+}
+
+/// One line of text given in visual order put back in logical order: the same
+/// reordering (for one line it is its own inverse) at the paragraph direction of the
+/// logical text, whose first strong character is the visual line's last when the line
+/// runs right to left.
+pub(crate) fn logical_from_visual(text: &str) -> String {
+    use unicode_bidi::{bidi_class, BidiClass};
+    let last_strong = text.chars().rev().find_map(|c| match bidi_class(c) {
+        BidiClass::R | BidiClass::AL => Some(true),
+        BidiClass::L => Some(false),
+        _ => None,
+    });
+    let level = match last_strong {
+        Some(true) => unicode_bidi::Level::rtl(),
+        _ => unicode_bidi::Level::ltr(),
+    };
+    reorder_at(text, Some(level))
+}
+
+fn reorder_at(text: &str, level: Option<unicode_bidi::Level>) -> String {
+    let info = unicode_bidi::BidiInfo::new(text, level);
     let Some(para) = info.paragraphs.first() else {
         return text.to_string();
     };
@@ -311,7 +332,14 @@ mod tests {
         let mixed = for_drawing("بيت abc");
         assert!(mixed.contains("abc"), "{mixed}");
         assert_eq!(for_drawing("habibi"), "habibi");
-        // Reordering one line twice gives it back.
-        assert_eq!(reorder(&reorder("يبيبَح abc 12")), "يبيبَح abc 12");
+        // A visual line put back in logical order gives the text again.
+        for logical in ["يبيبَح abc 12", "سلام حَبيبي"] {
+            assert_eq!(logical_from_visual(&reorder(logical)), logical);
+        }
+        // A visual line that could be either direction is drawn again as it was given.
+        for visual in ["habibi يبيبَح", "abc 12 يبيبَح", "يبيبَح بيب"] {
+            assert_eq!(reorder(&logical_from_visual(visual)), visual);
+        }
+        assert_eq!(logical_from_visual("يبيبَح"), "حَبيبي");
     }
 }
