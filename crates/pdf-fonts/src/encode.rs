@@ -137,7 +137,10 @@ impl Font {
         };
         let code = self.code_via_program(c)?;
         // A code the ToUnicode maps to other text would render right but extract wrong.
-        if self.to_unicode.get(&code).is_some_and(|(t, _)| t != text) || !usable(code) {
+        // An empty entry (`<>`, as WeasyPrint writes for the glyphs of a shaped Arabic
+        // word) says nothing: readers take the program's cmap for it.
+        let other = |t: &str| t != text && !t.chars().all(|c| c == '\0');
+        if self.to_unicode.get(&code).is_some_and(|(t, _)| other(t)) || !usable(code) {
             return None;
         }
         let len = self.codespace.code_len(code).unwrap_or(2);

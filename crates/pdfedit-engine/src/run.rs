@@ -261,11 +261,12 @@ impl Run {
             (None, None) => pages.keys().copied().collect(),
         };
         let icase = edit.match_mode == MatchMode::Icase;
-        let redact = edit.op == EditOp::Redact;
-        // A redaction of right-to-left text typed in visual order (as pdftotext and some
-        // viewers copy it) is looked for that way too when the logical order is not on
-        // any of the pages.
-        let visual = match redact.then(|| find::visual_order(matcher)).flatten() {
+        let by_text = matches!(edit.op, EditOp::Redact | EditOp::Replace | EditOp::Delete);
+        // Right-to-left text typed in visual order (as pdftotext and some viewers copy
+        // it) is looked for that way too when the logical order is not on any of the
+        // pages. A replacement then comes in that order too, and is put in logical order
+        // (plan/arabic.rs), so that pdftotext's text edited and given back round-trips.
+        let visual = match by_text.then(|| find::visual_order(matcher)).flatten() {
             Some(v) if !self.any_match(&pages, &wanted, matcher, edit)? => Some(v),
             _ => None,
         };
@@ -315,6 +316,11 @@ impl Run {
                 }
             }
             all.extend(found);
+        }
+        if visual.is_some() {
+            for m in &mut all {
+                m.replacement = crate::plan::arabic::logical_from_visual(&m.replacement);
+            }
         }
         Ok(select(
             all,
@@ -400,8 +406,16 @@ impl Run {
         edit: &Edit,
     ) -> Result<bool, Error> {
         for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
-            let model = self.model(number, page_id)?;
-            if !page_matches(model, matcher, edit, Some(&mut |_| None)).is_empty() {
+            self.model(number, page_id)?;
+            let model = &self.models[&number];
+            let (fonts, doc) = (&mut self.fonts, &self.doc);
+            let glyphs = &model.glyphs.glyphs;
+            // What glyphs draw by their program's cmap: a shaped cluster matches by it.
+            let mut drawn = |g: usize| {
+                let f = fonts.get(doc, &glyphs[g].font)?;
+                f.font.program_chars(glyphs[g].code)
+            };
+            if !page_matches(model, matcher, edit, Some(&mut drawn)).is_empty() {
                 return Ok(true);
             }
         }

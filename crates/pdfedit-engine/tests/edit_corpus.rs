@@ -211,15 +211,17 @@ fn corpus_replace_success_rate() {
     // several Type 3 fonts and text shown only by FreeText annotations; 183/188 (97.3 %)
     // once a replace may take whole a glyph whose /ToUnicode entry holds text it does not
     // draw (WeasyPrint maps the "h" of "habibi" to the Arabic word before it plus "h").
-    // Left: the Arabic word itself (2, unmatched: the phrase is pdftotext's visual order,
-    // and writing new Arabic text needs shaping the engine does not do) and longer text
-    // with no room before the next text (3: a CJK label in a table cell at 209 %, a
-    // heading at 180 % with the next word right after it, a vertical column at 139 % of
-    // the room down to the margin).
+    // 185/188 (98.4 %) once the Arabic word is found in pdftotext's visual order (its
+    // replacement taken in that order too) and new Arabic text is shaped, drawn right to
+    // left (DejaVu Sans: the subset lacks forms the new word needs) in an /ActualText span
+    // that pdftotext reads back (plan/arabic.rs, tests/edit_arabic.rs).
+    // Left: longer text with no room before the next text (3: a CJK label in a table cell
+    // at 209 %, a heading at 180 % with the next word right after it, a vertical column at
+    // 139 % of the room down to the margin).
     if only.is_empty() && total > 0 {
         assert!(
-            ok * 100 >= total * 97,
-            "replace success rate fell to {ok}/{total} (bar: 97 %)"
+            ok * 100 >= total * 98,
+            "replace success rate fell to {ok}/{total} (bar: 98 %)"
         );
     }
 }
@@ -364,7 +366,8 @@ fn corpus_delete_is_tidy() {
     }
     eprintln!("delete overall {ok}/{total}");
     // Measured 85/87, then 86/87 with "habibi" deleted whole (its "h" glyph's /ToUnicode
-    // entry also holds the Arabic word before it); left: the Arabic word (unmatched).
+    // entry also holds the Arabic word before it), 87/87 with the Arabic word found in
+    // visual order and taken with the silent glyphs of its shaped cluster.
     if total > 0 {
         assert!(
             ok * 100 >= total * 97,

@@ -193,6 +193,43 @@ pub(crate) fn draws_only_the_match(
         && !fold(&outside).iter().any(|c| own.contains(c))
 }
 
+/// For a replace or delete whose match cuts a glyph's text: the glyphs of a shaped
+/// cluster that draws the match whole, or `None`. WeasyPrint maps a shaped Arabic word's
+/// whole text (and the space after it) to one of its glyphs and nothing to the others:
+/// the glyph carrying the match and its silent neighbours that draw the rest of it (by
+/// their font program's cmap, [`settle`]) are the word. The text the cut leaves out must
+/// be white space, no glyph may lose part of its `/ToUnicode` entry, and every letter of
+/// the match must be drawn by one of the glyphs taken.
+pub(crate) fn shaped_cluster(
+    page: &PageModel,
+    line: &Line,
+    (s, e): (usize, usize),
+    glyphs: Vec<usize>,
+    drawn: DrawnChars<'_>,
+) -> Option<Vec<usize>> {
+    let (&first, &last) = (glyphs.first()?, glyphs.last()?);
+    let (gs, _) = glyph_bytes(line, first, s);
+    let (_, ge) = glyph_bytes(line, last, e.saturating_sub(1).max(s));
+    let left_out = format!("{}{}", &line.text[gs..s], &line.text[e..ge.max(e)]);
+    if !left_out.chars().all(char::is_whitespace) {
+        return None;
+    }
+    let before = glyphs.len();
+    let (taken, cuts) = settle(page, line, (s, e), glyphs, &mut *drawn);
+    if !cuts.is_empty() || taken.len() <= before {
+        return None;
+    }
+    let mut ink: Vec<char> = Vec::new();
+    for &g in &taken {
+        ink.extend(fold(&drawn(g)?));
+    }
+    let wanted: Vec<char> = line.text[s..e].chars().collect();
+    fold(&wanted)
+        .iter()
+        .all(|c| ink.contains(c))
+        .then_some(taken)
+}
+
 /// Rewrites the `/ToUnicode` maps behind `cuts` (glyph index, text left) of `model`'s
 /// glyphs: each font gets a new map with those codes' entries replaced and every other
 /// entry as it was. Returns one description per font changed. Fonts without a

@@ -70,9 +70,12 @@ pub(crate) fn compile(edit: &Edit) -> Result<Matcher, String> {
             .build()
             .map_err(|e| format!("invalid regular expression: {e}"))
     };
+    // Lines read presentation forms as the letters they present (model/text.rs): a phrase
+    // typed in those forms (Arabic copied from a viewer that keeps them) is folded alike.
+    let folded = crate::model::text::fold_forms(&edit.find);
     Ok(match edit.match_mode {
-        MatchMode::Exact => Matcher::Exact(edit.find.clone()),
-        MatchMode::Word => Matcher::Word(edit.find.clone()),
+        MatchMode::Exact => Matcher::Exact(folded),
+        MatchMode::Word => Matcher::Word(folded),
         MatchMode::Icase => Matcher::Pattern(build(&regex::escape(&edit.find), true)?, false),
         MatchMode::Regex => {
             if edit.find.chars().count() > MAX_PATTERN_CHARS {
@@ -203,7 +206,9 @@ pub(crate) fn line_match(
                 crate::find::clusters::draws_only_the_match(page, line, (s, e), g, *drawn)
             });
             if !whole {
-                return None;
+                // A shaped cluster (an Arabic word whose text sits on one glyph): the
+                // match takes the silent glyphs that draw the rest of it.
+                glyphs = crate::find::clusters::shaped_cluster(page, line, (s, e), glyphs, *drawn)?;
             }
         }
         None if cut_before || cut_after => return None,

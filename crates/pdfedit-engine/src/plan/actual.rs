@@ -95,7 +95,7 @@ fn enclosing_actual_text(
 }
 
 /// A PDF text string: UTF-16BE with a byte order mark, written as hex.
-fn text_string(text: &str) -> Vec<u8> {
+pub(crate) fn text_string(text: &str) -> Vec<u8> {
     let mut out = b"<FEFF".to_vec();
     for unit in text.encode_utf16() {
         out.extend_from_slice(format!("{unit:04X}").as_bytes());

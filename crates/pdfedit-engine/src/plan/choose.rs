@@ -186,9 +186,49 @@ fn substitute(
         ));
     }
     let look_alike = resolved.kind == Kind::LookAlike;
-    let mut chosen = embed_resolved(doc, fonts, model, first, &resolved, text)?;
+    let mut chosen = match embed_resolved(doc, fonts, model, first, &resolved, text) {
+        Ok(c) => c,
+        Err(refusal) => {
+            // Arabic the family's substitute cannot draw: an installed face that can.
+            let script = (policy != FontPolicy::MetricOnly)
+                .then(|| arabic_face(style.bold, style.italic))
+                .flatten()
+                .filter(|_| crate::plan::arabic::has_rtl(text));
+            let Some(face) = script else {
+                return Err(refusal);
+            };
+            let mut c =
+                embed_resolved(doc, fonts, model, first, &face, text).map_err(|_| refusal)?;
+            c.warning = Some("approx_font_used");
+            return Ok(c);
+        }
+    };
     chosen.warning = look_alike.then_some("approx_font_used");
     Ok(chosen)
+}
+
+/// Installed faces with Arabic coverage, in the order tried: DejaVu Sans (fonts-dejavu-core,
+/// which `scripts/setup.sh` installs) in the style asked for, else its regular face.
+const ARABIC_FACES: &[(&str, &str)] = &[
+    ("DejaVuSans-Bold.ttf", "DejaVuSans.ttf"),
+    ("DejaVuSans.ttf", "DejaVuSans.ttf"),
+];
+
+/// A look-alike for Arabic text whose own font lacks the letters' forms.
+fn arabic_face(bold: bool, _italic: bool) -> Option<pdf_fonts::registry::Resolved> {
+    let (want, regular) = ARABIC_FACES[usize::from(!bold)];
+    let (file, path) = [want, regular]
+        .into_iter()
+        .find_map(|f| registry().file(f).map(|p| (f, p.to_path_buf())))?;
+    let style = pdf_fonts::registry::Style::from_flags(file.contains("Bold"), false);
+    Some(pdf_fonts::registry::Resolved {
+        name: file.trim_end_matches(".ttf").to_string(),
+        family: "DejaVu Sans".into(),
+        style,
+        path,
+        kind: Kind::LookAlike,
+        metric_compatible_with: Vec::new(),
+    })
 }
 
 /// `resolved` embedded as a new subset font holding `text`'s glyphs, added to the resources

@@ -145,6 +145,9 @@ struct NewText {
     head_w: f64,
     /// The font each segment is drawn in.
     seg_fonts: Vec<Rc<DocFont>>,
+    /// The new text in logical order when it is drawn otherwise (shaped, right to left):
+    /// it goes in an `/ActualText` span around the codes, so readers read the words.
+    actual: Option<String>,
 }
 
 /// How the new text is drawn once fitted.
@@ -335,7 +338,11 @@ impl<'p> Planner<'p> {
                 )
             })?
         };
-        let (mut chosen, switches) = self.choose(doc, fonts, p, tail_text)?;
+        // Right-to-left text is drawn shaped and in visual order (plan/arabic.rs).
+        let drawn_text = crate::plan::arabic::for_drawing(tail_text);
+        let (mut chosen, switches) = self.choose(doc, fonts, p, &drawn_text)?;
+        let actual =
+            matches!(drawn_text, std::borrow::Cow::Owned(_)).then(|| tail_text.to_string());
         if chosen.font_id.is_none() && switches.is_empty() {
             prefer_shown_codes(self.model, &first.font, &font.font, &mut chosen.segs);
         }
@@ -380,6 +387,7 @@ impl<'p> Planner<'p> {
             space_w,
             head_w,
             seg_fonts,
+            actual,
         })
     }
 
@@ -706,6 +714,17 @@ impl<'p> Planner<'p> {
                     -lead * 1000.0 / (d.eff_size * d.eff_scale),
                 ));
             }
+            // Shaped right-to-left text reads as its words (ISO 32000 §14.9.4).
+            let actual = t
+                .actual
+                .as_ref()
+                .filter(|_| k == 0 && !t.chosen.segs.is_empty());
+            if let Some(text) = actual {
+                let mut bdc = b"/Span <</ActualText ".to_vec();
+                bdc.extend(crate::plan::actual::text_string(text));
+                bdc.extend_from_slice(b">> BDC ");
+                items.push(InsertItem::Raw(bdc));
+            }
             for (i, seg) in t.chosen.segs.iter().enumerate() {
                 if let Some((_, key)) = t.switches.iter().find(|(at, _)| *at == i) {
                     items.push(InsertItem::Raw(tf(&key.name, d.eff_size)));
@@ -720,7 +739,10 @@ impl<'p> Planner<'p> {
                 items,
                 hex: t.chosen.switch_to.is_some() && t.new_font.font.is_composite(),
                 kern_after,
-                after: after.to_vec(),
+                after: match actual {
+                    Some(_) => [b"EMC ".as_slice(), after].concat(),
+                    None => after.to_vec(),
+                },
             });
             self.actions.insert(
                 g,

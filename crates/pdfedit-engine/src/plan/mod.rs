@@ -7,6 +7,7 @@
 
 pub(crate) mod actual;
 pub(crate) mod align;
+pub(crate) mod arabic;
 pub(crate) mod choose;
 pub(crate) mod close_up;
 pub(crate) mod fit;
