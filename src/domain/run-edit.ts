@@ -54,11 +54,6 @@ export interface RunEditInput {
    * process by the exact bytes they show: crates/pdfedit-engine/src/template.rs). The
    * result is the one an uncached edit gives. */
   templateCache?: boolean;
-  /** A batch record (no work id, no `commit`): the output's row is not marked stored here
-   * but handed back as `markStored`, for the caller to run in the transaction that stores
-   * the record's own row (src/queue/batch-runner.ts groups several records in one). The
-   * output's bytes are written before runEdit returns either way. */
-  deferMarkStored?: boolean;
   /** The caller's own record of the finished edit (the sync route: its idempotency answer),
    * written in the transaction that marks the output stored and charges it, so that the
    * three commit together. Called once, for an edit that was stored or charged. */
@@ -79,9 +74,6 @@ export interface RunEditDone {
   pagesBilled: number;
   /** Of the pages touched, how many were read by OCR (each counts five in pagesBilled). */
   ocrPages: number;
-  /** With `deferMarkStored`: marks the output's row stored (throws when the row was deleted
-   * meanwhile); the caller must run it before anything says the output exists. */
-  markStored?: (dbx: Kysely<Database>) => Promise<void>;
 }
 
 /**
@@ -211,8 +203,7 @@ async function commitEdit(
   };
   if (workId === undefined && !commit) {
     // A batch record: its output only; the batch is charged once at its end.
-    if (input.deferMarkStored) done.markStored = mark;
-    else await mark(svc.db);
+    await mark(svc.db);
     done.body.usage = { pages_billed: done.pagesBilled, remaining: null };
     return done;
   }

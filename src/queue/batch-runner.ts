@@ -1,5 +1,4 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { Kysely } from 'kysely';
 import { charge } from '../billing/meter.js';
 import { fillEdits, MissingPlaceholderError } from '../domain/batch-placeholders.js';
 import { failedEntries, unmatchedEntries } from '../domain/edit-failures.js';
@@ -10,11 +9,9 @@ import { sampleMarkFor } from '../domain/sample-mark.js';
 import { ApiError } from '../kernel/api-error.js';
 import { Edits } from '../schemas/edit.js';
 import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
-import type { Database } from '../store/schema.js';
 import { finishJob } from './finish.js';
 import { jobOwner, jobSubject, MAX_ATTEMPTS, type RunnerContext } from './job-context.js';
 import { claimRecords, joinBatch, unclaimRecords } from './leases.js';
-import { RecordWriter } from './record-writer.js';
 
 const editsCheck = TypeCompiler.Compile(Edits);
 
@@ -54,7 +51,6 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
   // claimed a lane's worth at a time (one statement for several records).
   const lanes = 2 * Math.max(1, svc.config.engineProcesses);
   const stock = new RecordStock(runner, jobId, owner, leaseMs, lanes);
-  const writer = new RecordWriter<RecordEntry>(svc.db, jobId, owner);
   // A lane that fails untyped stops the others from claiming more; all of them finish
   // what they hold before the shard gives up its leases.
   let failure: { err: unknown } | undefined;
@@ -69,7 +65,7 @@ export async function runBatchShard(runner: RunnerContext, jobId: string): Promi
       }
       if (!record) break;
       try {
-        await runAndStore(runner, job, request, shared, record, writer);
+        await runAndStore(runner, job, request, shared, record, owner);
       } catch (err) {
         failure ??= { err };
       }
@@ -150,22 +146,18 @@ async function runAndStore(
   request: JobRequest,
   shared: ShardShared,
   record: JobRecordRow,
-  writer: RecordWriter<RecordEntry>,
+  owner: string,
 ): Promise<void> {
+  const { svc } = runner;
   let entry: RecordEntry;
   try {
     const pdf = await shared.template();
-    const ran = pdf
+    entry = pdf
       ? await runRecord(runner, job, request, pdf, await shared.watermarkOff, record)
-      : {
-          entry: recordError(
-            record.idx,
-            new ApiError('not_found', 'The batch template expired before this record ran.'),
-          ),
-        };
-    entry = ran.entry;
-    await writer.write({ idx: record.idx, entry, markStored: ran.markStored });
-    return;
+      : recordError(
+          record.idx,
+          new ApiError('not_found', 'The batch template expired before this record ran.'),
+        );
   } catch (err) {
     // An untyped error (the output could not be stored, a bug): the record's lease
     // lapses and it is claimed again, as an edit job is; past MAX_ATTEMPTS it fails
@@ -181,7 +173,20 @@ async function runAndStore(
       }),
     );
   }
-  await writer.write({ idx: record.idx, entry, markStored: undefined });
+  await jobsDb(svc.db)
+    .updateTable('job_records')
+    .set({
+      status: entry.status,
+      result: JSON.stringify(entry),
+      pages_billed: entry.pages,
+      changes_count: entry.changes.length,
+      owner: null,
+      lease_until: 0,
+    })
+    .where('job_id', '=', job.id)
+    .where('idx', '=', record.idx)
+    .where('owner', '=', owner)
+    .execute();
 }
 
 interface RecordEntry {
@@ -216,12 +221,6 @@ function recordError(index: number, err: ApiError): RecordEntry {
   };
 }
 
-/** A record's entry, and (when it stored an output) the output's row to mark stored with it. */
-interface Ran {
-  entry: RecordEntry;
-  markStored?: ((dbx: Kysely<Database>) => Promise<void>) | undefined;
-}
-
 async function runRecord(
   runner: RunnerContext,
   job: JobRow,
@@ -229,7 +228,7 @@ async function runRecord(
   pdf: Buffer,
   watermarkOff: boolean,
   record: JobRecordRow,
-): Promise<Ran> {
+): Promise<RecordEntry> {
   const index = record.idx;
   let edits: ReturnType<typeof toEngineEdits>;
   try {
@@ -244,10 +243,8 @@ async function runRecord(
     edits = toEngineEdits(filled, request.page_count);
   } catch (err) {
     if (err instanceof MissingPlaceholderError)
-      return {
-        entry: recordError(index, new ApiError('invalid_request', `Record ${index}: ${err.message}`)),
-      };
-    if (err instanceof ApiError) return { entry: recordError(index, err) };
+      return recordError(index, new ApiError('invalid_request', `Record ${index}: ${err.message}`));
+    if (err instanceof ApiError) return recordError(index, err);
     throw err;
   }
   try {
@@ -269,22 +266,19 @@ async function runRecord(
         timeoutMs: runner.svc.config.jobs.timeoutMs,
         watermarkOffAllowed: watermarkOff,
         templateCache: true,
-        deferMarkStored: true,
       }),
     );
     const r = outcome.result;
     if (outcome.kind === 'all_failed') {
       return {
-        entry: {
-          ...recordError(index, new ApiError('edit_failed', 'Every edit that matched failed verification.')),
-          unmatched: unmatchedEntries(r),
-          failed: failedEntries(r),
-          warnings: r.warnings,
-        },
+        ...recordError(index, new ApiError('edit_failed', 'Every edit that matched failed verification.')),
+        unmatched: unmatchedEntries(r),
+        failed: failedEntries(r),
+        warnings: r.warnings,
       };
     }
     const b = outcome.body;
-    const entry: RecordEntry = {
+    return {
       index,
       status: b.status,
       output: b.output,
@@ -296,9 +290,8 @@ async function runRecord(
       pages: outcome.pagesBilled,
       ocr_pages: outcome.ocrPages,
     };
-    return { entry, markStored: outcome.markStored };
   } catch (err) {
-    if (err instanceof ApiError) return { entry: recordError(index, err) };
+    if (err instanceof ApiError) return recordError(index, err);
     throw err;
   }
 }
