@@ -107,7 +107,7 @@ async function once(processes: number, records: number, pdf: Buffer): Promise<Ba
     const account = await ensureAccount(api.db, 'bench@example.com', 'scale');
     const { key } = await createKey(api.db, account.id, 'live');
     children.push(
-      spawn(process.execPath, [CLI, 'worker'], {
+      spawn(process.execPath, [...nodeFlags(), CLI, 'worker'], {
         env: { ...process.env, ...env, JOB_WORKERS: '2', ENGINE_PROCESSES: String(processes) },
         stdio: ['ignore', process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
       }),
@@ -162,6 +162,12 @@ async function once(processes: number, records: number, pdf: Buffer): Promise<Ba
     rmSync(dataDir, { recursive: true, force: true });
     if (process.env.REDIS_URL) await dropQueueKeys(process.env.REDIS_URL, prefix);
   }
+}
+
+/** Node flags for the worker process from BENCH_WORKER_NODE_FLAGS (space-separated), for
+ * profiling it: `--cpu-prof --cpu-prof-dir=DIR` (NODE_OPTIONS refuses --cpu-prof). */
+function nodeFlags(): string[] {
+  return (process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 }
 
 /** Removes the bench queue's keys from Redis. */

@@ -4,7 +4,13 @@ import path from 'node:path';
 import type { DocInfo } from '../../native/index.js';
 import { ApiError } from '../kernel/api-error.js';
 import { isErrorCode } from '../kernel/error-codes.js';
-import { type ProcessMessage, type ProcessRequest, plainBytes } from './process-protocol.js';
+import {
+  type ProcessMessage,
+  type ProcessRequest,
+  plainBytes,
+  TEMPLATE_MISSING,
+  TemplateShelf,
+} from './process-protocol.js';
 import { PROJECT_ROOT } from './root.js';
 import type {
   EditTask,
@@ -75,6 +81,8 @@ interface Job {
   resolve: (reply: WorkerReply<unknown>) => void;
   reject: (err: ApiError) => void;
   timer?: NodeJS.Timeout;
+  /** A batch template's key: its bytes go to each process once (`TemplateShelf`). */
+  template?: string;
 }
 
 interface Slot {
@@ -83,6 +91,8 @@ interface Slot {
   job: Job | undefined;
   /** Set once the pool ended the process itself (timeout, recycle, close). */
   retired: boolean;
+  /** The templates the process holds (mirrors its own shelf). */
+  templates: TemplateShelf<true>;
 }
 
 /** Address space an engine process must have left under its ceiling after a call to take
@@ -170,6 +180,11 @@ export class EnginePool {
   private readonly queue: Job[] = [];
   private readonly prlimit = findPrlimit();
   private nextId = 1;
+  /** A key per template object a batch's records share (the same Buffer, the same key). */
+  private readonly templateKeys = new WeakMap<Uint8Array, string>();
+  private nextTemplate = 1;
+  /** Calls sent without their document's bytes (the process held the template). */
+  private templateReuses = 0;
   private closed = false;
   /** Set by the first call: from then on the pool keeps its processes running. */
   private started = false;
@@ -227,7 +242,13 @@ export class EnginePool {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });
-    const slot: Slot = { child, ready: false, job: undefined, retired: false };
+    const slot: Slot = {
+      child,
+      ready: false,
+      job: undefined,
+      retired: false,
+      templates: new TemplateShelf<true>(),
+    };
     this.slots.add(slot);
     child.on('message', (msg: ProcessMessage) => this.onMessage(slot, msg));
     child.on('exit', () => this.onExit(slot));
@@ -244,6 +265,12 @@ export class EnginePool {
     }
     const job = slot.job;
     if (!job || job.id !== msg.id) return;
+    if (!msg.reply.ok && msg.reply.code === TEMPLATE_MISSING) {
+      // The process does not hold the template after all: the same call, with its bytes.
+      slot.templates.clear();
+      this.send(slot, job);
+      return;
+    }
     slot.job = undefined;
     clearTimeout(job.timer);
     this.completed++;
@@ -323,7 +350,23 @@ export class EnginePool {
       this.retire(slot);
       job.reject(new ApiError('engine_timeout', `The engine did not finish within ${job.timeoutMs} ms.`));
     }, job.timeoutMs);
-    const req: ProcessRequest = { id: job.id, task: plainBytes(job.task) };
+    this.send(slot, job);
+  }
+
+  /** Sends the job's task to its process: a template the process holds goes without bytes. */
+  private send(slot: Slot, job: Job): void {
+    let task = plainBytes(job.task);
+    let template: string | undefined;
+    if (job.template !== undefined) {
+      template = job.template;
+      if (slot.templates.has(template)) {
+        task = { ...task, pdf: new Uint8Array(0) };
+        this.templateReuses++;
+      } else {
+        slot.templates.put(template, true, task.pdf.byteLength);
+      }
+    }
+    const req: ProcessRequest = { id: job.id, task, ...(template !== undefined ? { template } : {}) };
     slot.child.send(req, (err) => {
       if (err && slot.job === job) this.retire(slot);
     });
@@ -337,7 +380,7 @@ export class EnginePool {
     else this.saturatedSince ??= Date.now();
   }
 
-  private async run<T>(task: EngineTask, timeoutMs = this.opts.timeoutMs): Promise<T> {
+  private async run<T>(task: EngineTask, timeoutMs = this.opts.timeoutMs, template?: string): Promise<T> {
     if (this.closed) throw new ApiError('engine_error', 'The engine is shutting down.');
     if (this.queue.length >= this.opts.maxQueue) {
       throw new ApiError('rate_limited', 'The engine is busy; retry shortly.', {
@@ -346,7 +389,14 @@ export class EnginePool {
     }
     this.started = true;
     const reply = await new Promise<WorkerReply<unknown>>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, timeoutMs, resolve, reject });
+      this.queue.push({
+        id: this.nextId++,
+        task,
+        timeoutMs,
+        resolve,
+        reject,
+        ...(template !== undefined ? { template } : {}),
+      });
       this.pump();
     });
     if (reply.ok) return reply.value as T;
@@ -371,9 +421,30 @@ export class EnginePool {
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  /** `timeoutMs` replaces the pool's budget for this call (jobs get a longer one than sync requests). */
+  /**
+   * `timeoutMs` replaces the pool's budget for this call (jobs get a longer one than sync
+   * requests). A batch record (`options.template_cache`) sends its document's bytes to each
+   * engine process once: the records of a batch pass the same template object, and a
+   * process that already holds it gets the call without them. The caller must not change
+   * the bytes of a template it passed (a different object is a different template).
+   */
   edit(task: Omit<EditTask, 'op'>, timeoutMs?: number): Promise<EngineEditResult> {
-    return this.run<EngineEditResult>({ op: 'edit', ...task }, timeoutMs);
+    const template = task.options?.template_cache ? this.templateKey(task.pdf) : undefined;
+    return this.run<EngineEditResult>({ op: 'edit', ...task }, timeoutMs, template);
+  }
+
+  private templateKey(pdf: Uint8Array): string {
+    let key = this.templateKeys.get(pdf);
+    if (key === undefined) {
+      key = String(this.nextTemplate++);
+      this.templateKeys.set(pdf, key);
+    }
+    return key;
+  }
+
+  /** Calls sent without their template's bytes, the process holding them (tests). */
+  get templatesReused(): number {
+    return this.templateReuses;
   }
 
   get stats(): EngineStats {

@@ -7,6 +7,63 @@ import type { EngineTask, WorkerReply } from './tasks.js';
 export interface ProcessRequest {
   id: number;
   task: EngineTask;
+  /** A batch template the process keeps between calls (see `TemplateShelf`): with bytes in
+   * `task.pdf`, they are put on the process's shelf under this key; with an empty
+   * `task.pdf`, the shelf's bytes of this key are the task's document. */
+  template?: string;
+}
+
+/** The reply code of a call whose template is not on the process's shelf (the pool then
+ * sends the call again with the bytes; never an answer to a caller). */
+export const TEMPLATE_MISSING = 'template_missing';
+
+/** Templates kept per process, least recently used first out. */
+export const TEMPLATE_SHELF_SIZE = 4;
+/** A template larger than this is sent with every call (never kept). */
+export const TEMPLATE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The batch templates an engine process holds, so that a batch's records send their
+ * template's bytes to each process once instead of with every record (issue 18 item 3: a
+ * 76 KB template serialised per record was a tenth of the worker's CPU per record). The
+ * pool keeps one shelf per process mirroring the process's own: both see the same calls
+ * in the same order and apply the same rules (at most TEMPLATE_SHELF_SIZE keys, least
+ * recently used out, none over TEMPLATE_MAX_BYTES), so the pool knows what the process
+ * holds. Should they ever disagree, the process answers TEMPLATE_MISSING and the pool
+ * sends the bytes.
+ */
+export class TemplateShelf<T> {
+  private readonly held = new Map<string, T>();
+
+  /** Whether the bytes of `key` are kept (and marks them used). */
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** The value kept under `key`, marked used. */
+  get(key: string): T | undefined {
+    const v = this.held.get(key);
+    if (v === undefined) return undefined;
+    this.held.delete(key);
+    this.held.set(key, v);
+    return v;
+  }
+
+  /** Keeps `value` (of `byteLength` bytes) under `key` when small enough; evicts the oldest. */
+  put(key: string, value: T, byteLength: number): void {
+    this.held.delete(key);
+    if (byteLength > TEMPLATE_MAX_BYTES) return;
+    this.held.set(key, value);
+    while (this.held.size > TEMPLATE_SHELF_SIZE) this.held.delete(this.held.keys().next().value!);
+  }
+
+  clear(): void {
+    this.held.clear();
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
 }
 
 export type ProcessMessage =

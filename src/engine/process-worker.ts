@@ -5,7 +5,14 @@
  * spawn (prlimit), so an allocation past it fails inside this process only.
  */
 import { readFileSync } from 'node:fs';
-import { type ProcessMessage, type ProcessRequest, plainBytes } from './process-protocol.js';
+import {
+  type ProcessMessage,
+  type ProcessRequest,
+  plainBytes,
+  TEMPLATE_MISSING,
+  TemplateShelf,
+} from './process-protocol.js';
+import type { EngineTask, WorkerReply } from './tasks.js';
 import { initEngine, runTask } from './worker.js';
 
 function send(msg: ProcessMessage): void {
@@ -23,9 +30,26 @@ if (!libPath || !process.send) {
 }
 initEngine(libPath);
 
+/** Batch templates sent once (the pool mirrors this shelf: process-protocol.ts). */
+const templates = new TemplateShelf<Uint8Array>();
+
+/** The task with its template's bytes: put on the shelf when sent, taken from it when not. */
+function withTemplate(msg: ProcessRequest): EngineTask | undefined {
+  const { task, template } = msg;
+  if (template === undefined) return task;
+  if (task.pdf.byteLength > 0) {
+    templates.put(template, task.pdf, task.pdf.byteLength);
+    return task;
+  }
+  const pdf = templates.get(template);
+  return pdf ? { ...task, pdf } : undefined;
+}
+
 process.on('message', (msg: ProcessRequest) => {
   const startedAt = performance.timeOrigin + performance.now();
-  const reply = plainBytes(runTask(msg.task));
+  const task = withTemplate(msg);
+  const missing: WorkerReply<unknown> = { ok: false, code: TEMPLATE_MISSING, message: 'template not kept' };
+  const reply = task ? plainBytes(runTask(task)) : missing;
   const endedAt = performance.timeOrigin + performance.now();
   send({
     kind: 'reply',

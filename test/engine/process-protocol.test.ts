@@ -1,6 +1,11 @@
 import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { plainBytes } from '../../src/engine/process-protocol.js';
+import {
+  plainBytes,
+  TEMPLATE_MAX_BYTES,
+  TEMPLATE_SHELF_SIZE,
+  TemplateShelf,
+} from '../../src/engine/process-protocol.js';
 
 describe('plainBytes (what crosses the engine IPC channel)', () => {
   it('turns every Buffer into a Uint8Array over the same bytes, without touching the input', () => {
@@ -26,5 +31,22 @@ describe('plainBytes (what crosses the engine IPC channel)', () => {
     expect(plainBytes(value)).toBe(value);
     expect(plainBytes(null)).toBe(null);
     expect(plainBytes('s')).toBe('s');
+  });
+});
+
+describe('TemplateShelf (batch templates an engine process keeps)', () => {
+  it('keeps the most recently used templates within its bounds', () => {
+    const shelf = new TemplateShelf<string>();
+    for (let i = 1; i <= TEMPLATE_SHELF_SIZE; i++) shelf.put(`t${i}`, `bytes${i}`, 10);
+    expect(shelf.get('t1')).toBe('bytes1'); // t1 now the most recently used
+    shelf.put('t5', 'bytes5', 10);
+    expect(shelf.size).toBe(TEMPLATE_SHELF_SIZE);
+    expect(shelf.has('t2')).toBe(false); // the least recently used went
+    expect(shelf.has('t1')).toBe(true);
+    expect(shelf.get('t5')).toBe('bytes5');
+    // A template too large is not kept, and replaces nothing kept under its key.
+    shelf.put('t1', 'huge', TEMPLATE_MAX_BYTES + 1);
+    expect(shelf.has('t1')).toBe(false);
+    expect(shelf.size).toBe(TEMPLATE_SHELF_SIZE - 1);
   });
 });
