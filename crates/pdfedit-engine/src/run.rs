@@ -330,14 +330,14 @@ impl Run {
         ))
     }
 
-    /// The matches of `edit` in the text of page `number`, filtered by region and span ids.
-    fn text_matches(
+    /// The matches of `edit` on page `number`'s lines (its model built if need be), with
+    /// what each glyph draws by its font program's cmap (a shaped cluster matches by it).
+    fn drawn_matches(
         &mut self,
         number: u32,
         page_id: ObjectId,
         matcher: &find::Matcher,
         edit: &Edit,
-        spans: Option<&[crate::read::PageText]>,
     ) -> Result<Vec<Match>, Error> {
         self.model(number, page_id)?;
         let model = &self.models[&number];
@@ -347,7 +347,20 @@ impl Run {
             let f = fonts.get(doc, &glyphs[g].font)?;
             f.font.program_chars(glyphs[g].code)
         };
-        let mut found = page_matches(model, matcher, edit, Some(&mut drawn));
+        Ok(page_matches(model, matcher, edit, Some(&mut drawn)))
+    }
+
+    /// The matches of `edit` in the text of page `number`, filtered by region and span ids.
+    fn text_matches(
+        &mut self,
+        number: u32,
+        page_id: ObjectId,
+        matcher: &find::Matcher,
+        edit: &Edit,
+        spans: Option<&[crate::read::PageText]>,
+    ) -> Result<Vec<Match>, Error> {
+        let mut found = self.drawn_matches(number, page_id, matcher, edit)?;
+        let model = &self.models[&number];
         // A redaction looks for wrapped occurrences its own way (every one, over any
         // break: ops/redact); a replace or delete takes those within a column.
         match edit.op {
@@ -406,16 +419,10 @@ impl Run {
         edit: &Edit,
     ) -> Result<bool, Error> {
         for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
-            self.model(number, page_id)?;
-            let model = &self.models[&number];
-            let (fonts, doc) = (&mut self.fonts, &self.doc);
-            let glyphs = &model.glyphs.glyphs;
-            // What glyphs draw by their program's cmap: a shaped cluster matches by it.
-            let mut drawn = |g: usize| {
-                let f = fonts.get(doc, &glyphs[g].font)?;
-                f.font.program_chars(glyphs[g].code)
-            };
-            if !page_matches(model, matcher, edit, Some(&mut drawn)).is_empty() {
+            if !self
+                .drawn_matches(number, page_id, matcher, edit)?
+                .is_empty()
+            {
                 return Ok(true);
             }
         }
