@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EditTask } from '../../src/engine/tasks.js';
 import { DiskBlobStore } from '../../src/store/blobs-disk.js';
@@ -93,6 +94,33 @@ describe.skipIf(!HAVE_CORPUS)('sync edit: output written by the engine process',
       expect((spy.mock.calls[0]![0] as Omit<EditTask, 'op'>).output).toBeUndefined();
     } finally {
       spy.mockRestore();
+    }
+  });
+  it('removes what the engine wrote when the output row could not be reserved', async () => {
+    const blobs = a.t.app.blobs as DiskBlobStore;
+    const db = a.t.app.db;
+    const engine = vi.spyOn(a.t.app.engine, 'edit');
+    const exec = db.executeQuery.bind(db);
+    // The output's reservation (an insert of a row of kind 'output') fails; all else runs.
+    const insert = vi.spyOn(db, 'executeQuery').mockImplementation(((q: Parameters<typeof exec>[0]) => {
+      const c = q as CompiledQuery;
+      if (/^insert into "files"/i.test(c.sql) && c.parameters.includes('output')) {
+        return Promise.reject(new Error('reservation refused (test)'));
+      }
+      return exec(q);
+    }) as typeof db.executeQuery);
+    try {
+      const res = await a.edit('invoice.pdf', edits, undefined, { 'idempotency-key': 'reserve-fails' });
+      expect(res.statusCode, res.body).toBe(500);
+      const key = (engine.mock.calls[0]![0] as Omit<EditTask, 'op'>).output;
+      expect(key).toBeDefined();
+      const end = Date.now() + 5_000;
+      while (existsSync(path.join(blobs.dir, key!)) && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(existsSync(path.join(blobs.dir, key!))).toBe(false);
+    } finally {
+      insert.mockRestore();
+      engine.mockRestore();
     }
   });
 });
