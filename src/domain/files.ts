@@ -218,6 +218,11 @@ export interface ProducedFile {
   expiresAt: number;
 }
 
+/** A fresh blob key for the file `id` (every put takes a new one: a key is never rewritten). */
+export function producedBlobKey(id: string): string {
+  return `${id}-${randomBase62(8)}`;
+}
+
 /**
  * Reserves the row of a file the service is about to produce (an edit's output, reserved
  * while the engine works, so that the answer waits only for the bytes and one commit):
@@ -229,10 +234,15 @@ export interface ProducedFile {
 export async function reserveProduced(
   db: Db,
   owner: FileOwner,
-  input: Omit<ReserveInput, 'maxBytes' | 'blobKey'> & { id?: string },
+  input: Omit<ReserveInput, 'maxBytes' | 'blobKey'> & {
+    id?: string;
+    /** The key chosen before (`producedBlobKey(id)`), when the bytes are written by
+     * someone else while the row is reserved (an engine process: src/engine/output-file.ts). */
+    blobKey?: string;
+  },
 ): Promise<ProducedFile> {
   const id = input.id ?? newFileId();
-  const blobKey = `${id}-${randomBase62(8)}`;
+  const blobKey = input.blobKey ?? producedBlobKey(id);
   // max_bytes is an upload's cap; a produced file's is its size, set when it is stored.
   const row = await reserveFile(db, owner, { ...input, maxBytes: 0, blobKey }, id);
   return { id, blobKey, expiresAt: row.expires_at };

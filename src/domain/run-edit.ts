@@ -1,11 +1,14 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { billingUnits, chargeIn, usageOf } from '../billing/meter.js';
 import { PLANS } from '../billing/plans.js';
 import { type BillingSubject, planOf } from '../billing/subject.js';
 import { ocrCacheFor } from '../engine/ocr-cache.js';
+import type { WrittenOutput } from '../engine/output-file.js';
 import type { EngineEdit, EngineEditResult } from '../engine/tasks.js';
 import type { EditOptions } from '../schemas/edit.js';
+import { DiskBlobStore } from '../store/blobs-disk.js';
 import type { Database } from '../store/schema.js';
 import { engineOcr } from './edit-request.js';
 import { buildEditResult } from './edit-result.js';
@@ -17,6 +20,7 @@ import {
   markStored,
   newFileId,
   type ProducedFile,
+  producedBlobKey,
   putProduced,
   reserveProduced,
 } from './files.js';
@@ -59,6 +63,9 @@ export interface RunEditInput {
    * written in the transaction that marks the output stored and charges it, so that the
    * three commit together. Called once, for an edit that was stored or charged. */
   commit?: (trx: Transaction<Database>, done: RunEditDone) => Promise<void>;
+  /** The caller answers with the output's bytes (the sync route's `Accept:
+   * application/pdf`): they come back from the engine, which then does not store them. */
+  outputBytes?: boolean;
 }
 
 export type EditBody = Awaited<ReturnType<typeof buildEditResult>>;
@@ -115,6 +122,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
           ...(input.templateCache ? { template_cache: true } : {}),
           limits: PLANS[planOf(input.subject)].engineLimits,
         },
+        ...(place?.engineWrites ? { output: place.file.blobKey } : {}),
       },
       input.timeoutMs,
     );
@@ -149,7 +157,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
   // stored before it is charged: an output that cannot be stored (disk full, blob store
   // down) is an error that bills nothing.
   const [stored, built] = await Promise.allSettled([
-    changed ? place.store(result.pdf) : undefined,
+    changed ? place.store(result.written ?? result.pdf) : undefined,
     buildEditResult(
       svc,
       input.owner,
@@ -229,13 +237,17 @@ interface StoredOutput extends ProducedFile {
 
 /** Where an edit's output goes, prepared while the engine works. */
 interface OutputPlace {
-  /** The output's id and expiry (its row is being reserved). */
-  file: { id: string; expiresAt: number };
+  /** The output's id, blob key and expiry (its row is being reserved). */
+  file: { id: string; blobKey: string; expiresAt: number };
+  /** The engine process may write the output under `file.blobKey` itself (a local-disk
+   * store whose directory the pool's processes were given, src/engine/output-file.ts). */
+  engineWrites: boolean;
   /** The stored copy of the document its lazy before previews are drawn from, when the
    * document is stored nowhere else. */
   beforeId: string | undefined;
-  /** Writes the output's bytes (after the reservation, and the copy, are in). */
-  store(pdf: Uint8Array): Promise<StoredOutput>;
+  /** Writes the output's bytes (after the reservation, and the copy, are in), or takes
+   * what the engine process wrote under the reserved key. */
+  store(pdf: Uint8Array | WrittenOutput): Promise<StoredOutput>;
   /** Nothing to store after all (the edit failed or changed nothing): the reserved row and
    * the copy go, in the background; what fails here the retention sweep removes later. */
   discard(): void;
@@ -255,9 +267,22 @@ function prepareOutput(svc: EditServices, input: RunEditInput, lazyPreviews: boo
   const { config, db, blobs } = svc;
   const now = config.now();
   const id = newFileId();
+  const blobKey = producedBlobKey(id);
+  // The engine process writes the output itself when the store is the local disk its pool
+  // was given (src/engine/output-file.ts): the bytes never cross to this process. The row
+  // is reserved here at once (its insert is sent before the engine call), and marked stored
+  // only after the engine's reply says the bytes are in place; a row that is never marked
+  // is dropped (`discard`) or expires, and the retention sweep removes the blob its key
+  // names, as for an output written here.
+  const engineWrites =
+    input.outputBytes !== true &&
+    blobs instanceof DiskBlobStore &&
+    svc.engine.outputDir !== undefined &&
+    path.resolve(blobs.dir) === svc.engine.outputDir;
   const reserved = settled(
     reserveProduced(db, input.owner, {
       id,
+      blobKey,
       kind: 'output',
       contentType: 'application/pdf',
       ttlMs: config.fileTtlMs,
@@ -293,22 +318,28 @@ function prepareOutput(svc: EditServices, input: RunEditInput, lazyPreviews: boo
     discarded = true;
     void (async () => {
       if ((await reserved).status === 'fulfilled') await dropReserved(db, id);
+      // No row names the key: what the engine process may have written under it goes now.
+      else if (engineWrites) await blobs.delete(blobKey);
       if (copy && (await copy).status === 'fulfilled') await deleteFile(db, blobs, input.owner, beforeId!);
     })().catch(() => {});
   };
   return {
-    file: { id, expiresAt: now + config.fileTtlMs },
+    file: { id, blobKey, expiresAt: now + config.fileTtlMs },
+    engineWrites,
     beforeId,
     discard,
     async store(pdf) {
       const [file, put] = await Promise.allSettled([
-        reserved.then(settledValue).then(async (f) => {
+        reserved.then(async (r) => {
+          const f = settledValue(r);
+          if (!(pdf instanceof Uint8Array)) return { ...f, ...pdf };
           const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
           return { ...f, ...(await putProduced(blobs, f, bytes)) };
         }),
         copy?.then(settledValue),
       ]);
       if (file.status === 'rejected' || put.status === 'rejected') {
+        // (Written by the engine process, the blob goes with the row, or at once without one.)
         discard();
         throw file.status === 'rejected' ? file.reason : (put as PromiseRejectedResult).reason;
       }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { DocInfo } from '../../native/index.js';
 import { ApiError } from '../kernel/api-error.js';
 import { isErrorCode } from '../kernel/error-codes.js';
+import { OUTPUT_DIR_ENV } from './output-file.js';
 import {
   type ProcessMessage,
   type ProcessRequest,
@@ -44,6 +45,11 @@ export interface EnginePoolOptions {
   recycleMb?: number;
   /** Address space a process must have left under `memoryMb` after a call (MiB). */
   headroomMb?: number;
+  /** The local-disk blob store's directory (`DiskBlobStore.dir`), when the service stores
+   * blobs there: its engine processes then write an edit's output themselves under the key
+   * the call names (src/engine/output-file.ts). Unset (an object store): outputs come back
+   * over the channel. */
+  outputDir?: string;
   /** Told of every call a process answered: which process, when it started and ended. */
   onCall?: (trace: CallTrace) => void;
 }
@@ -175,7 +181,8 @@ function findPrlimit(): string | undefined {
  * memory is native; the JS side only moves buffers).
  */
 export class EnginePool {
-  private readonly opts: Required<Omit<EnginePoolOptions, 'onCall'>> & Pick<EnginePoolOptions, 'onCall'>;
+  private readonly opts: Required<Omit<EnginePoolOptions, 'onCall' | 'outputDir'>> &
+    Pick<EnginePoolOptions, 'onCall' | 'outputDir'>;
   private readonly slots = new Set<Slot>();
   private readonly queue: Job[] = [];
   private readonly prlimit = findPrlimit();
@@ -215,7 +222,13 @@ export class EnginePool {
       recycleMb: opts.recycleMb ?? 400,
       headroomMb: opts.headroomMb ?? HEADROOM_MB,
       onCall: opts.onCall,
+      outputDir: opts.outputDir !== undefined ? path.resolve(opts.outputDir) : undefined,
     };
+  }
+
+  /** Where the engine processes write outputs themselves (see `EnginePoolOptions.outputDir`). */
+  get outputDir(): string | undefined {
+    return this.opts.outputDir;
   }
 
   /** Default budget of a call, in ms. */
@@ -229,6 +242,7 @@ export class EnginePool {
       ...process.env,
       PDFEDIT_PDFIUM_LIB: this.opts.pdfiumLibPath,
       GLIBC_TUNABLES: withMallocTunables(process.env.GLIBC_TUNABLES),
+      [OUTPUT_DIR_ENV]: this.opts.outputDir ?? '',
     };
     const ceiling = this.opts.memoryMb > 0 ? this.opts.memoryMb * MB : 0;
     const [cmd, ...args] =

@@ -5,6 +5,7 @@
  * spawn (prlimit), so an allocation past it fails inside this process only.
  */
 import { readFileSync } from 'node:fs';
+import { OUTPUT_DIR_ENV, writeOutputFile } from './output-file.js';
 import {
   type ProcessMessage,
   type ProcessRequest,
@@ -12,7 +13,7 @@ import {
   TEMPLATE_MISSING,
   TemplateShelf,
 } from './process-protocol.js';
-import type { EngineTask, WorkerReply } from './tasks.js';
+import type { EngineEditResult, EngineTask, WorkerReply } from './tasks.js';
 import { initEngine, runTask } from './worker.js';
 
 function send(msg: ProcessMessage): void {
@@ -49,7 +50,7 @@ process.on('message', (msg: ProcessRequest) => {
   const startedAt = performance.timeOrigin + performance.now();
   const task = withTemplate(msg);
   const missing: WorkerReply<unknown> = { ok: false, code: TEMPLATE_MISSING, message: 'template not kept' };
-  const reply = task ? plainBytes(runTask(task)) : missing;
+  const reply = task ? plainBytes(withOutputWritten(task, runTask(task))) : missing;
   const endedAt = performance.timeOrigin + performance.now();
   send({
     kind: 'reply',
@@ -61,6 +62,27 @@ process.on('message', (msg: ProcessRequest) => {
     vsize: vsize(),
   });
 });
+/** The blob directory this process writes outputs to (set by the pool for a disk store). */
+const outputDir = process.env[OUTPUT_DIR_ENV] || undefined;
+
+/**
+ * An edit that changed its document, with an output key: its bytes written under the key
+ * here (src/engine/output-file.ts), the reply carrying only their size and digest. Should
+ * the write fail (disk full), the reply keeps the bytes and the API process writes them as
+ * before (and answers the failure typed, charging nothing).
+ */
+function withOutputWritten(task: EngineTask, reply: WorkerReply<unknown>): WorkerReply<unknown> {
+  if (task.op !== 'edit' || task.output === undefined || outputDir === undefined || !reply.ok) return reply;
+  const result = reply.value as EngineEditResult;
+  if (result.changes.length === 0 && result.removed.length === 0) return reply;
+  try {
+    const written = writeOutputFile(outputDir, task.output, result.pdf);
+    return { ok: true, value: { ...result, pdf: new Uint8Array(0), written } };
+  } catch {
+    return reply;
+  }
+}
+
 // The pool went away (the API process died or closed the channel): end with it.
 process.on('disconnect', () => process.exit(0));
 send({ kind: 'ready', pid: process.pid });

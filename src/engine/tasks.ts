@@ -15,6 +15,7 @@ import type {
   RenderOptions,
   TextResult,
 } from '../../native/index.js';
+import type { WrittenOutput } from './output-file.js';
 
 /** A value as structured clone delivers it: Buffers become plain Uint8Arrays. */
 export type Cloned<T> = T extends Buffer
@@ -36,8 +37,10 @@ export type EngineLimits = Required<Limits>;
 /** One edit as the engine takes it: the API's edit plus its index in the request. */
 export type EngineEdit = EditSpec & { index: number };
 
-/** An edit's result as the service receives it from an engine process. */
-export type EngineEditResult = Cloned<EditResult>;
+/** An edit's result as the service receives it from an engine process. With `written`,
+ * the engine process stored the output itself under the task's `output` key (its `pdf` is
+ * then empty: src/engine/output-file.ts). */
+export type EngineEditResult = Cloned<EditResult> & { written?: WrittenOutput };
 
 /** `readText` and `readTextOcr`: with OCR, also the pages this call read (for the cache). */
 export type EngineText = TextResult & { ocr?: OcrPage[] };
@@ -72,7 +75,12 @@ export type TextTask = { op: 'text'; pdf: Uint8Array } & ReadTextOptions;
 
 export type RenderTask = { op: 'render'; pdf: Uint8Array } & RenderOptions;
 
-export type EditTask = { op: 'edit'; pdf: Uint8Array } & EditRequest & { edits: EngineEdit[] };
+export type EditTask = { op: 'edit'; pdf: Uint8Array } & EditRequest & {
+    edits: EngineEdit[];
+    /** The blob key the output's row reserved: an engine process that was given the blob
+     * directory writes a changed output there itself and answers without its bytes. */
+    output?: string;
+  };
 
 export type EngineTask = OpenTask | TextTask | RenderTask | EditTask;
 

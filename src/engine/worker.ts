@@ -39,7 +39,7 @@ function call(engine: NativeEngine, task: EngineTask): unknown {
       return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
     }
     case 'edit': {
-      const { op: _op, pdf: _pdf, ...request } = task;
+      const { op: _op, pdf: _pdf, output: _output, ...request } = task;
       return engine.edit(pdf, request);
     }
   }

@@ -272,6 +272,8 @@ export default async function editRoutes(fastify: FastifyInstance): Promise<void
             // (crates/pdfedit-engine/src/template.rs); the result is the uncached one.
             templateCache: input.sourceFileId !== undefined,
             commit,
+            // Answered with the output's bytes: they come back from the engine process.
+            outputBytes: wantsPdf && !dryRun,
           }),
         );
         const { result } = outcome;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { EnginePool } from '../../engine/pool.js';
@@ -11,6 +12,9 @@ export default fp(
       timeoutMs: fastify.config.syncTimeoutMs,
       memoryMb: fastify.config.engineMemoryMb,
       recycleMb: fastify.config.engineRecycleMb,
+      // Embedded mode stores blobs on local disk (src/plugins/app/blobs.ts): the engine
+      // processes write edits' outputs there themselves (src/engine/output-file.ts).
+      ...(fastify.config.s3 ? {} : { outputDir: path.join(fastify.config.dataDir, 'blobs') }),
     });
     fastify.decorate('engine', pool);
     fastify.addHook('onClose', async () => {
