@@ -14,7 +14,11 @@ const LOGICAL: &str = "حَبيبي";
 
 fn read(pdf: &[u8]) -> String {
     let r = pdfedit_engine::read_text(pdf, None, None, true, false).expect("text reads");
-    r.pages.iter().map(|p| p.plain_text()).collect::<Vec<_>>().join("\n")
+    r.pages
+        .iter()
+        .map(|p| p.plain_text())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn replace(pdf: &[u8], find: &str, new: &str) -> Vec<u8> {

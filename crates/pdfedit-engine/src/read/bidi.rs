@@ -184,6 +184,49 @@ pub(crate) fn visual_order(chars: &[RawChar]) -> Cow<'_, [RawChar]> {
     Cow::Owned(out)
 }
 
+/// The characters with each glyph's text in its `/ToUnicode` order (PDFium's reversal
+/// of its right-to-left runs undone), glyphs left where PDFium put them: what a glyph
+/// reads as, for laying PDFium's reading onto the interpreter's glyphs
+/// (`model::reading`). Borrowed when there is no right-to-left character.
+pub(crate) fn glyph_text_order(chars: &[RawChar]) -> Cow<'_, [RawChar]> {
+    if !has_rtl(chars.iter().filter_map(|c| c.ch)) {
+        return Cow::Borrowed(chars);
+    }
+    let mut out: Vec<RawChar> = chars.to_vec();
+    for u in units_of(chars) {
+        let glyph = &mut out[u.start..u.end];
+        if glyph.len() > 1 && !spread(glyph) {
+            let text: Vec<char> = glyph.iter().map(|c| c.ch.unwrap_or('\u{0}')).collect();
+            let order = undo_pdfium(&text);
+            for (c, k) in glyph.iter_mut().zip(order) {
+                if c.ch.is_some() {
+                    c.ch = Some(text[k]);
+                }
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The order PDFium's characters `text` of one glyph had before PDFium reversed each run
+/// of strong right-to-left characters: indices into `text`.
+fn undo_pdfium(text: &[char]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..text.len()).collect();
+    let mut i = 0;
+    while i < text.len() {
+        if !strong_rtl(text[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < text.len() && strong_rtl(text[i]) {
+            i += 1;
+        }
+        order[start..i].reverse();
+    }
+    order
+}
+
 fn units_of(chars: &[RawChar]) -> Vec<Unit> {
     let mut units = Vec::new();
     let mut start = 0;
@@ -224,19 +267,7 @@ fn spread(chars: &[RawChar]) -> bool {
 /// the glyph's box, so only the characters move.
 fn glyph_to_visual(glyph: &mut [RawChar]) {
     let text: Vec<char> = glyph.iter().map(|c| c.ch.unwrap_or('\u{0}')).collect();
-    let mut order: Vec<usize> = (0..glyph.len()).collect();
-    let mut i = 0;
-    while i < text.len() {
-        if !strong_rtl(text[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < text.len() && strong_rtl(text[i]) {
-            i += 1;
-        }
-        order[start..i].reverse();
-    }
+    let mut order = undo_pdfium(&text);
     let logical: Vec<char> = order.iter().map(|&k| text[k]).collect();
     for (a, b) in rtl_runs(&logical) {
         reverse_cluster_order(&logical[a..b], &mut order[a..b]);
@@ -333,7 +364,11 @@ fn reorder_run(out: &mut [RawChar], run: &[Unit]) {
                 let r = &out[run[*b].start].bbox;
                 run[*b].kind == Kind::Rtl && r.x0 <= x && x <= r.x1
             })
-            .or_else(|| bases.iter().position(|(c, b, _)| *c > x && run[*b].kind == Kind::Rtl))
+            .or_else(|| {
+                bases
+                    .iter()
+                    .position(|(c, b, _)| *c > x && run[*b].kind == Kind::Rtl)
+            })
             .unwrap_or_else(|| {
                 (0..bases.len())
                     .min_by(|&p, &q| (bases[p].0 - x).abs().total_cmp(&(bases[q].0 - x).abs()))
