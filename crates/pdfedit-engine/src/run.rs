@@ -402,6 +402,7 @@ impl Run {
             }
             self.read_taken.insert(number);
             let chars = reader.page_chars(number.saturating_sub(1))?;
+            let chars = crate::read::bidi::glyph_text_order(&chars);
             if let Some(model) = self.models.get_mut(&number) {
                 changed += crate::model::reading::take_reading(model, &chars);
             }

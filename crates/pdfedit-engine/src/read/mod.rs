@@ -2,6 +2,7 @@
 //! (`spans`), lines and blocks (`layout`, with lines split by a producer joined again in
 //! `joins`), in reading order (`order`); then the text drawn by annotations.
 
+pub(crate) mod bidi;
 mod joins;
 mod layout;
 mod order;

@@ -126,8 +126,11 @@ struct Last {
 
 /// Groups the characters of one page into spans, in PDFium's order.
 pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
+    // Right-to-left glyphs laid left to right, their text put back in logical order below.
+    let chars = super::bidi::visual_order(chars);
+    let rtl = matches!(chars, std::borrow::Cow::Owned(_));
     let mut b = Builder::default();
-    for c in chars {
+    for c in chars.iter() {
         let Some(ch) = c.ch else { continue };
         if b.separator(c, ch) {
             continue;
@@ -141,6 +144,11 @@ pub(crate) fn build_spans(chars: &[RawChar]) -> Vec<RawSpan> {
     }
     if let Some(done) = b.current {
         b.spans.push(done);
+    }
+    if rtl {
+        for s in &mut b.spans {
+            super::bidi::logical_text(&mut s.text);
+        }
     }
     b.spans
 }
