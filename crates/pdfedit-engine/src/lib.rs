@@ -39,6 +39,7 @@ pub mod edit {
     pub use crate::pipeline::{edit, locate, EditError};
     pub use crate::plan::style::{list_fonts, FontEntry};
     pub use crate::template::hits as template_cache_hits;
+    pub use crate::template::saves_skipped as template_saves_skipped;
     pub use crate::types::*;
     pub use crate::verify::bare_render;
 }
