@@ -214,7 +214,12 @@ struct Opened {
 fn open(bytes: &[u8], request: &EditRequest) -> Result<Option<(Document, Opened)>, EditError> {
     let password = request.password.as_deref();
     // The facts without every page loaded: an edit reads only the pages it touches.
-    let info = crate::open::open_facts_within(bytes, password, &request.options.limits)?;
+    let info = if request.options.template_cache {
+        // A stored document edited again: its facts as this process found them before.
+        crate::open::facts_kept::open_facts_kept(bytes, password, &request.options.limits)?
+    } else {
+        crate::open::open_facts_within(bytes, password, &request.options.limits)?
+    };
     if !info.signatures.is_empty() && !request.options.break_signature {
         return Err(EditError::SignedDocument);
     }

@@ -7,8 +7,8 @@
 mod common;
 
 use pdfedit_engine::edit::{
-    edit, template_cache_hits, template_saves_skipped, Edit, EditOp, EditOptions, EditRequest,
-    EditResult, Occurrence, Scope, Timings,
+    edit, template_cache_hits, template_facts_kept, template_saves_skipped, Edit, EditOp,
+    EditOptions, EditRequest, EditResult, Occurrence, Scope, Timings,
 };
 
 fn request(find: &str, replace: &str, page: u32, cached: bool) -> EditRequest {
@@ -57,12 +57,19 @@ fn hits_of(pdf: &[u8], find: &str, replace: &str, page: u32) -> u64 {
     hits
 }
 
-/// [`hits_of`], and how many times the cached run took its unedited saved bytes from the
-/// cache instead of saving the parsed input.
+/// [`hits_of`], how many times the cached run took its unedited saved bytes from the
+/// cache instead of saving the parsed input, and its document facts instead of opening
+/// it in PDFium.
 fn hits_and_saves_skipped(pdf: &[u8], find: &str, replace: &str, page: u32) -> (u64, u64) {
-    let before = template_saves_skipped();
+    let (saves, facts) = (template_saves_skipped(), template_facts_kept());
     let hits = hits_of(pdf, find, replace, page);
-    (hits, template_saves_skipped() - before)
+    let saves = template_saves_skipped() - saves;
+    assert_eq!(
+        template_facts_kept() - facts,
+        saves,
+        "facts kept as saves skipped"
+    );
+    (hits, saves)
 }
 
 #[test]
@@ -118,4 +125,9 @@ fn stored_document_edited_again_hits_and_others_miss() {
         hits_and_saves_skipped(&invoice, "INV-0046", "INV-0067", 1),
         (1, 1)
     );
+    // Kept facts do not skip the budget: the same bytes under a smaller document budget
+    // are refused.
+    let mut small = request("INV-0046", "INV-0068", 1, true);
+    small.options.limits.document_bytes = 1000;
+    assert!(edit(&invoice, &small).is_err(), "over the document budget");
 }
