@@ -62,15 +62,28 @@ impl Document<'_> {
             .use_lcd_text_rendering(true)
             .set_path_smoothing(false)
             .set_image_smoothing(false)
-            .clear_before_rendering(true)
-            .set_clear_color(PdfColor::WHITE)
+            // The buffer below starts white: clearing it again would be a second pass.
+            .clear_before_rendering(false)
             .render_form_data(true)
             .render_annotations(true);
-        let mut bitmap = PdfBitmap::empty(width, height, PdfBitmapFormat::BGRA)
-            .map_err(|e| Error::pdfium("allocating a bitmap", e))?;
-        page.render_into_bitmap_with_config(&mut bitmap, &config)
-            .map_err(|e| Error::pdfium("rendering a page", e))?;
-        let pixels = crate::render::rgb_pixels(&bitmap);
+        // One fill only: PDFium's own bitmap is zeroed when allocated and then filled
+        // white by the clear (~8 % of an edit's engine CPU); a buffer allocated white is
+        // written once, and its pixels are read in place (no copy out of PDFium).
+        // BGRA white is every byte 0xFF, the exact bytes `FPDFBitmap_FillRect` writes.
+        let stride = usize::try_from(width).unwrap_or(1) * 4;
+        let mut buffer = vec![0xFFu8; stride * usize::try_from(height).unwrap_or(1)];
+        {
+            let mut bitmap =
+                PdfBitmap::from_bytes(width, height, PdfBitmapFormat::BGRA, &mut buffer)
+                    .map_err(|e| Error::pdfium("allocating a bitmap", e))?;
+            page.render_into_bitmap_with_config(&mut bitmap, &config)
+                .map_err(|e| Error::pdfium("rendering a page", e))?;
+        }
+        let pixels = crate::render::bgra_rows_to_rgb(
+            &buffer,
+            usize::try_from(width).unwrap_or(1),
+            usize::try_from(height).unwrap_or(1),
+        );
         Ok(Raster {
             width: u32::try_from(width).unwrap_or(1),
             height: u32::try_from(height).unwrap_or(1),
@@ -155,5 +168,114 @@ mod tests {
         let png = crop_png(&raster, [10.0, 10.0, 90.0, 40.0], 4_000).expect("fits");
         assert!(png.len() <= 4_000);
         assert!(crop_png(&raster, [10.0, 10.0, 10.0, 40.0], 4_000).is_err());
+    }
+}
+
+#[cfg(test)]
+mod fill_once_tests {
+    use std::path::PathBuf;
+
+    use pdfium_render::prelude::*;
+
+    use super::*;
+
+    /// The rendering `rasterize` did before it rendered over a buffer allocated white:
+    /// PDFium's own (zeroed) bitmap, cleared white by PDFium, pixels copied out.
+    fn rasterize_cleared_by_pdfium(doc: &Document, index: u32, ppp: f32) -> Raster {
+        let page = doc.page(index).expect("page");
+        let (w_pt, h_pt) = (page.width().value.max(1.0), page.height().value.max(1.0));
+        let width = (w_pt * ppp).round().max(1.0) as i32;
+        let height = (h_pt * ppp).round().max(1.0) as i32;
+        let config = PdfRenderConfig::new()
+            .set_target_width(width)
+            .set_maximum_height(height)
+            .set_text_smoothing(true)
+            .use_lcd_text_rendering(true)
+            .set_path_smoothing(false)
+            .set_image_smoothing(false)
+            .clear_before_rendering(true)
+            .set_clear_color(PdfColor::WHITE)
+            .render_form_data(true)
+            .render_annotations(true);
+        let mut bitmap = PdfBitmap::empty(width, height, PdfBitmapFormat::BGRA).expect("bitmap");
+        page.render_into_bitmap_with_config(&mut bitmap, &config)
+            .expect("renders");
+        Raster {
+            width: width as u32,
+            height: height as u32,
+            px_per_pt: ppp,
+            pixels: crate::render::rgb_pixels(&bitmap),
+        }
+    }
+
+    /// Rendering over a buffer allocated white gives, pixel for pixel, what PDFium's
+    /// clear gave: on text, forms (widgets drawn over the page), annotations (some
+    /// translucent), rotated pages and a scan, every page of each.
+    #[test]
+    fn one_fill_renders_the_same_pixels_as_pdfiums_clear() {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let lib = std::env::var_os("PDFIUM_LIB_PATH")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("vendor/pdfium/lib/libpdfium.so"));
+        if !lib.exists() {
+            eprintln!("SKIP: libpdfium.so not found");
+            return;
+        }
+        crate::init(Some(&lib)).expect("PDFium binds");
+        let dir = root.join("../shared/corpus");
+        let names = [
+            "doc-invoice-itextsharp-demo.pdf",
+            "annot-many-types.pdf",
+            "annot-markup-openoffice.pdf",
+            "form-fancy-fields-acrobat-dc.pdf",
+            "form-libreoffice-writer-needappearances.pdf",
+            "rot-0-90-180-270-pages.pdf",
+            "scan-rotated-skewed.pdf",
+        ];
+        let (mut pages, mut short_edges) = (0, 0);
+        for name in names {
+            let Ok(bytes) = std::fs::read(dir.join(name)) else {
+                continue;
+            };
+            let doc = Document::open(&bytes, None).expect("opens");
+            for index in 0..doc.page_count().min(4) {
+                for ppp in [VERIFY_PX_PER_PT, 0.75] {
+                    let new = doc.rasterize(index, ppp).expect("renders");
+                    let old = rasterize_cleared_by_pdfium(&doc, index, ppp);
+                    assert_eq!((new.width, new.height), (old.width, old.height));
+                    // Where PDFium's page size (from the width and the page's aspect)
+                    // came out a pixel short of the bitmap, its clear left the last row
+                    // or column unwritten: black before, white now. All else is the same.
+                    let (w, h) = (new.width as usize, new.height as usize);
+                    let px = |r: &Raster, x: usize, y: usize| {
+                        let i = (y * w + x) * 3;
+                        [r.pixels[i], r.pixels[i + 1], r.pixels[i + 2]]
+                    };
+                    let unwritten = |cells: Vec<(usize, usize)>| {
+                        cells
+                            .into_iter()
+                            .all(|(x, y)| px(&old, x, y) == [0; 3] && px(&new, x, y) == [255; 3])
+                    };
+                    let h_kept = h - usize::from(unwritten((0..w).map(|x| (x, h - 1)).collect()));
+                    let w_kept = w - usize::from(unwritten((0..h).map(|y| (w - 1, y)).collect()));
+                    short_edges += (h - h_kept) + (w - w_kept);
+                    for y in 0..h_kept {
+                        let (a, b) = (y * w * 3, (y * w + w_kept) * 3);
+                        assert!(
+                            new.pixels[a..b] == old.pixels[a..b],
+                            "{name} page {index} at {ppp} px/pt: row {y} differs"
+                        );
+                    }
+                    pages += 1;
+                }
+            }
+        }
+        if pages == 0 {
+            eprintln!("SKIP: corpus not found");
+        }
+        eprintln!(
+            "{pages} renders compared, {short_edges} last rows or columns PDFium left unwritten"
+        );
     }
 }

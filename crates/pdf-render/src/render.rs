@@ -135,7 +135,7 @@ pub(crate) fn rgb_pixels(bitmap: &PdfBitmap) -> Vec<u8> {
 }
 
 /// Packed RGB of `height` rows of `width` BGRA pixels, rows `raw.len() / height` bytes apart.
-fn bgra_rows_to_rgb(raw: &[u8], width: usize, height: usize) -> Vec<u8> {
+pub(crate) fn bgra_rows_to_rgb(raw: &[u8], width: usize, height: usize) -> Vec<u8> {
     if width == 0 || height == 0 {
         return Vec::new();
     }

@@ -103,7 +103,13 @@ fn edit_inner(
         parse_ms: ms_since(started),
         ..Timings::default()
     };
-    let current = timed(&mut timings.save_ms, || save(&doc))?;
+    // The unedited saved bytes: from the template cache when this exact (unencrypted)
+    // input was parsed and saved before, else saved now (see `crate::template`).
+    let source = (request.options.template_cache && opened.protection.is_none()).then_some(bytes);
+    let (current, saved_now) = match source.and_then(crate::template::saved_from) {
+        Some(saved) => (saved, false),
+        None => (timed(&mut timings.save_ms, || save(&doc))?, true),
+    };
     let mut run = Run {
         current,
         doc,
@@ -124,7 +130,9 @@ fn edit_inner(
     let mark_edited = classify(&mut run, &opened, request)?;
     let baseline = run.current.clone();
     if run.template {
-        crate::template::register(&baseline);
+        // Nothing between the save above and here changes `current`: the baseline is
+        // still the save of the parsed input.
+        crate::template::register(&baseline, source.filter(|_| saved_now));
     }
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
         let spans = span_boxes.as_deref();
@@ -206,7 +214,12 @@ struct Opened {
 fn open(bytes: &[u8], request: &EditRequest) -> Result<Option<(Document, Opened)>, EditError> {
     let password = request.password.as_deref();
     // The facts without every page loaded: an edit reads only the pages it touches.
-    let info = crate::open::open_facts_within(bytes, password, &request.options.limits)?;
+    let info = if request.options.template_cache {
+        // A stored document edited again: its facts as this process found them before.
+        crate::open::facts_kept::open_facts_kept(bytes, password, &request.options.limits)?
+    } else {
+        crate::open::open_facts_within(bytes, password, &request.options.limits)?
+    };
     if !info.signatures.is_empty() && !request.options.break_signature {
         return Err(EditError::SignedDocument);
     }

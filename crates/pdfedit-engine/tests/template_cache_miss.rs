@@ -7,8 +7,8 @@
 mod common;
 
 use pdfedit_engine::edit::{
-    edit, template_cache_hits, Edit, EditOp, EditOptions, EditRequest, EditResult, Occurrence,
-    Scope, Timings,
+    edit, template_cache_hits, template_facts_kept, template_saves_skipped, Edit, EditOp,
+    EditOptions, EditRequest, EditResult, Occurrence, Scope, Timings,
 };
 
 fn request(find: &str, replace: &str, page: u32, cached: bool) -> EditRequest {
@@ -57,6 +57,21 @@ fn hits_of(pdf: &[u8], find: &str, replace: &str, page: u32) -> u64 {
     hits
 }
 
+/// [`hits_of`], how many times the cached run took its unedited saved bytes from the
+/// cache instead of saving the parsed input, and its document facts instead of opening
+/// it in PDFium.
+fn hits_and_saves_skipped(pdf: &[u8], find: &str, replace: &str, page: u32) -> (u64, u64) {
+    let (saves, facts) = (template_saves_skipped(), template_facts_kept());
+    let hits = hits_of(pdf, find, replace, page);
+    let saves = template_saves_skipped() - saves;
+    assert_eq!(
+        template_facts_kept() - facts,
+        saves,
+        "facts kept as saves skipped"
+    );
+    (hits, saves)
+}
+
 #[test]
 fn stored_document_edited_again_hits_and_others_miss() {
     let (Some(constitution), Some(invoice)) = (
@@ -86,6 +101,33 @@ fn stored_document_edited_again_hits_and_others_miss() {
         1
     );
     // Another document: its own bytes, a miss on its first edit.
-    assert_eq!(hits_of(&invoice, "INV-0046", "INV-0064", 1), 0);
-    assert_eq!(hits_of(&invoice, "INV-0046", "INV-0065", 1), 1);
+    // Its second edit also takes the saved bytes of its parse from the cache (the same
+    // input bytes), instead of saving the parsed input again.
+    assert_eq!(
+        hits_and_saves_skipped(&invoice, "INV-0046", "INV-0064", 1),
+        (0, 0)
+    );
+    assert_eq!(
+        hits_and_saves_skipped(&invoice, "INV-0046", "INV-0065", 1),
+        (1, 1)
+    );
+    // Other input bytes that parse to the same document: the saved bytes are made again
+    // (the input is not the one they were made from), and the renders of those equal saved
+    // bytes are still found by them.
+    let mut trailing = invoice.clone();
+    trailing.extend_from_slice(b"\n% a comment after the end\n");
+    assert_eq!(
+        hits_and_saves_skipped(&trailing, "INV-0046", "INV-0066", 1),
+        (1, 0)
+    );
+    // The same input once more still takes its saved bytes (the entry kept its source).
+    assert_eq!(
+        hits_and_saves_skipped(&invoice, "INV-0046", "INV-0067", 1),
+        (1, 1)
+    );
+    // Kept facts do not skip the budget: the same bytes under a smaller document budget
+    // are refused.
+    let mut small = request("INV-0046", "INV-0068", 1, true);
+    small.options.limits.document_bytes = 1000;
+    assert!(edit(&invoice, &small).is_err(), "over the document budget");
 }

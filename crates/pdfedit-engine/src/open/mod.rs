@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub(crate) mod crypt;
+pub(crate) mod facts_kept;
 
 use pdf_render::DocInfo;
 
