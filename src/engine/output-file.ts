@@ -14,7 +14,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { assertBlobKey } from '../store/blobs.js';
+import { assertBlobKey } from '../kernel/blob-key.js';
 
 /** The environment variable that gives an engine process the blob directory. */
 export const OUTPUT_DIR_ENV = 'PDFEDIT_OUTPUT_DIR';

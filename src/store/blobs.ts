@@ -31,12 +31,5 @@ export interface BlobReadResult {
   size: number;
 }
 
-/**
- * Keys are our own identifiers (`file_…`), never user paths. The rule is strict so that no
- * key can name anything outside the store: no separators, no dot segments, bounded length.
- */
-const KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{0,199}$/;
-
-export function assertBlobKey(key: string): void {
-  if (!KEY.test(key)) throw new Error(`invalid blob key ${JSON.stringify(key.slice(0, 40))}`);
-}
+/** The key rule (src/kernel/blob-key.ts, shared with the engine processes). */
+export { assertBlobKey } from '../kernel/blob-key.js';

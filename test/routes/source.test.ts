@@ -46,7 +46,11 @@ describe('GET /source', () => {
     // Of the rest of src/, only the error type and codes the worker imports; never
     // configuration, routes, keys, billing or storage.
     const gateway = list.filter((p) => p.startsWith('src/') && !p.startsWith('src/engine/'));
-    expect(gateway).toEqual(['src/kernel/api-error.ts', 'src/kernel/error-codes.ts']);
+    expect(gateway).toEqual([
+      'src/kernel/api-error.ts',
+      'src/kernel/blob-key.ts',
+      'src/kernel/error-codes.ts',
+    ]);
     // The whole-service Dockerfile builds the gateway, which the archive does not hold.
     expect(list).not.toContain('Dockerfile');
     expect(list.some((p) => p.includes('/target/') || p.endsWith('.node'))).toBe(false);
