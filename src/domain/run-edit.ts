@@ -106,6 +106,7 @@ export async function runEdit(svc: EditServices, input: RunEditInput): Promise<R
   const place = dryRun ? undefined : prepareOutput(svc, input, lazyPreviews);
   let result: EngineEditResult;
   try {
+    if (place?.engineWrites) await place.reserved;
     result = await svc.engine.edit(
       {
         pdf: input.pdf,
@@ -242,6 +243,11 @@ interface OutputPlace {
   /** The engine process may write the output under `file.blobKey` itself (a local-disk
    * store whose directory the pool's processes were given, src/engine/output-file.ts). */
   engineWrites: boolean;
+  /** Settles when the output's row is reserved (rejects if it could not be). When the
+   * engine writes the output, the engine is asked only after this: a blob on disk is then
+   * always named by a row, which the retention sweep finds even if this process dies
+   * before it marks the row stored or drops it. */
+  reserved: Promise<unknown>;
   /** The stored copy of the document its lazy before previews are drawn from, when the
    * document is stored nowhere else. */
   beforeId: string | undefined;
@@ -270,10 +276,11 @@ function prepareOutput(svc: EditServices, input: RunEditInput, lazyPreviews: boo
   const blobKey = producedBlobKey(id);
   // The engine process writes the output itself when the store is the local disk its pool
   // was given (src/engine/output-file.ts): the bytes never cross to this process. The row
-  // is reserved here at once (its insert is sent before the engine call), and marked stored
-  // only after the engine's reply says the bytes are in place; a row that is never marked
-  // is dropped (`discard`) or expires, and the retention sweep removes the blob its key
-  // names, as for an output written here.
+  // is reserved first (the engine is asked once its insert is in: on SQLite a few
+  // microtasks), and marked stored only after the engine's reply says the bytes are in
+  // place; a row that is never marked is dropped (`discard`) or expires, and the retention
+  // sweep removes the blob its key names, as for an output written here. Without an engine
+  // write, the insert runs beside the engine call.
   const engineWrites =
     input.outputBytes !== true &&
     blobs instanceof DiskBlobStore &&
@@ -317,15 +324,17 @@ function prepareOutput(svc: EditServices, input: RunEditInput, lazyPreviews: boo
     if (discarded) return;
     discarded = true;
     void (async () => {
+      // Without a reserved row the engine was never asked to write (see `reserved`).
       if ((await reserved).status === 'fulfilled') await dropReserved(db, id);
-      // No row names the key: what the engine process may have written under it goes now.
-      else if (engineWrites) await blobs.delete(blobKey);
       if (copy && (await copy).status === 'fulfilled') await deleteFile(db, blobs, input.owner, beforeId!);
     })().catch(() => {});
   };
   return {
     file: { id, blobKey, expiresAt: now + config.fileTtlMs },
     engineWrites,
+    // Awaited (by runEdit) only when the engine writes; otherwise never made, so a failed
+    // reservation is not an unheard rejection here (store() reports it).
+    reserved: engineWrites ? reserved.then(settledValue) : Promise.resolve(),
     beforeId,
     discard,
     async store(pdf) {

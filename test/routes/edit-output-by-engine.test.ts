@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -33,18 +33,22 @@ describe.skipIf(!HAVE_CORPUS)('sync edit: output written by the engine process',
     const engine = a.t.app.engine;
     const orig = engine.edit.bind(engine);
     const seen: { key?: string; status?: string; onDisk?: boolean; bytes?: number }[] = [];
+    const statusOf = async (id: string) =>
+      (
+        await files()
+          .selectFrom('files')
+          .select(['status', 'blob_key'])
+          .where('id', '=', id)
+          .executeTakeFirst()
+      )?.status;
     const spy = vi.spyOn(engine, 'edit').mockImplementation(async (task, ms) => {
-      const r = await orig(task, ms);
       const key = (task as Omit<EditTask, 'op'>).output;
       const id = key?.split('-')[0] ?? '';
-      const row = await files()
-        .selectFrom('files')
-        .select(['status'])
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const r = await orig(task, ms);
+      const status = await statusOf(id);
       seen.push({
         ...(key !== undefined ? { key } : {}),
-        ...(row ? { status: row.status } : {}),
+        ...(status ? { status } : {}),
         onDisk: key !== undefined && existsSync(path.join(blobs.dir, key)),
         bytes: r.pdf.byteLength,
       });
@@ -96,7 +100,45 @@ describe.skipIf(!HAVE_CORPUS)('sync edit: output written by the engine process',
       spy.mockRestore();
     }
   });
-  it('removes what the engine wrote when the output row could not be reserved', async () => {
+  it('asks the engine to write only once the output row naming its key is in', async () => {
+    const db = a.t.app.db;
+    const exec = db.executeQuery.bind(db);
+    let reservedAt = 0;
+    let calledAt = 0;
+    let tick = 0;
+    // The output's reservation is slow (a remote database under load): the engine must wait
+    // for it, or a crash of this process in between would leave a blob no row names, which
+    // the retention sweep never finds.
+    const insert = vi.spyOn(db, 'executeQuery').mockImplementation(((q: Parameters<typeof exec>[0]) => {
+      const c = q as CompiledQuery;
+      if (/^insert into "files"/i.test(c.sql) && c.parameters.includes('output')) {
+        return new Promise((r) => setTimeout(r, 50)).then(async () => {
+          const out = await exec(q);
+          reservedAt = ++tick;
+          return out;
+        });
+      }
+      return exec(q);
+    }) as typeof db.executeQuery);
+    const engine = a.t.app.engine;
+    const orig = engine.edit.bind(engine);
+    const spy = vi.spyOn(engine, 'edit').mockImplementation(async (task, ms) => {
+      calledAt = ++tick;
+      return orig(task, ms);
+    });
+    try {
+      const res = await a.edit('invoice.pdf', edits, undefined, { 'idempotency-key': 'slow-reservation' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((spy.mock.calls[0]![0] as Omit<EditTask, 'op'>).output).toBeDefined();
+      expect(reservedAt).toBeGreaterThan(0);
+      expect(calledAt).toBeGreaterThan(reservedAt);
+    } finally {
+      insert.mockRestore();
+      spy.mockRestore();
+    }
+  });
+
+  it('does not ask the engine to write when the output row could not be reserved', async () => {
     const blobs = a.t.app.blobs as DiskBlobStore;
     const db = a.t.app.db;
     const engine = vi.spyOn(a.t.app.engine, 'edit');
@@ -112,12 +154,15 @@ describe.skipIf(!HAVE_CORPUS)('sync edit: output written by the engine process',
     try {
       const res = await a.edit('invoice.pdf', edits, undefined, { 'idempotency-key': 'reserve-fails' });
       expect(res.statusCode, res.body).toBe(500);
-      const key = (engine.mock.calls[0]![0] as Omit<EditTask, 'op'>).output;
-      expect(key).toBeDefined();
-      const end = Date.now() + 5_000;
-      while (existsSync(path.join(blobs.dir, key!)) && Date.now() < end)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(existsSync(path.join(blobs.dir, key!))).toBe(false);
+      // No row could name a blob, so the engine was never asked to write one: every blob
+      // on disk is named by a row (the retention sweep's way to every blob).
+      expect(engine).not.toHaveBeenCalled();
+      const named = new Set(
+        (await files().selectFrom('files').select(['blob_key']).execute()).map((r) => r.blob_key),
+      );
+      const onDisk = readdirSync(blobs.dir).filter((k) => !k.startsWith('.tmp-'));
+      expect(onDisk.length).toBeGreaterThan(0);
+      expect(onDisk.filter((k) => !named.has(k))).toEqual([]);
     } finally {
       insert.mockRestore();
       engine.mockRestore();
