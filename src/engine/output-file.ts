@@ -7,13 +7,12 @@
  * its output row reserved, checked here against the store's key rule, so no task can make
  * an engine process write anywhere else.
  *
- * Same guarantees as `DiskBlobStore.put`: a temporary dot-file in the same directory,
- * renamed into place, so a reader (or a process killed mid-write) never leaves a half blob
- * under the key. The API process marks the row stored only after the reply says written.
+ * The same write as `DiskBlobStore.put` (src/kernel/blob-file.ts): a temporary dot-file
+ * renamed into place, so neither a reader nor a process killed mid-write sees half a blob. The API process marks the row stored only after the reply says written.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { writeBlobFileSync } from '../kernel/blob-file.js';
 import { assertBlobKey } from '../kernel/blob-key.js';
 
 /** The environment variable that gives an engine process the blob directory. */
@@ -30,22 +29,8 @@ export interface WrittenOutput {
  * key, a directory that is not absolute, or a failed write (its temp file removed).
  */
 export function writeOutputFile(dir: string, key: string, bytes: Uint8Array): WrittenOutput {
-  assertBlobKey(key);
+  assertBlobKey(key); // before anything is made on disk
   if (!path.isAbsolute(dir)) throw new Error('output directory must be absolute');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const target = path.join(dir, key);
-  const temp = path.join(dir, `.tmp-${key}-${randomBytes(6).toString('hex')}`);
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  try {
-    writeFileSync(temp, bytes, { flag: 'wx', mode: 0o600 });
-    renameSync(temp, target);
-  } catch (err) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // never created, or already gone
-    }
-    throw err;
-  }
-  return { size: bytes.byteLength, sha256 };
+  return writeBlobFileSync(dir, key, bytes);
 }

@@ -8,8 +8,8 @@ import { type TarEntry, tarArchive } from './tar.js';
  * What GET /source publishes (SPEC "GET /source", AGPL-3.0): the engine and its build,
  * never the gateway. Listed, not globbed from the root, so a new gateway file can never
  * slip in: the crates and the addon's sources by folder; the worker that drives the addon
- * (src/engine) with the three kernel modules it imports (errors, error codes, the blob key
- * rule an engine process checks an output's key by); the container build file
+ * (src/engine) with the four kernel modules it imports (errors, error codes, the blob key
+ * rule and the blob file write an engine process writes an output by); the container build file
  * (Dockerfile.engine) with every file it copies (scripts, manifests, lockfiles,
  * TypeScript configs); the licence. test/routes/source-build.test.ts builds the engine
  * from the unpacked archive offline and checks every COPY of Dockerfile.engine.
@@ -24,6 +24,7 @@ const FILES = [
   'src/kernel/api-error.ts',
   'src/kernel/error-codes.ts',
   'src/kernel/blob-key.ts',
+  'src/kernel/blob-file.ts',
   'scripts/fetch-pdfium.sh',
   'Cargo.toml',
   'Cargo.lock',

@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../kernel/api-error.js';
+import { blobTempPath, writeBlobFileSync } from '../kernel/blob-file.js';
 import { assertBlobKey, type BlobPutResult, type BlobReadResult, type BlobStore } from './blobs.js';
 
 function isMissing(err: unknown): boolean {
@@ -54,9 +55,8 @@ export class DiskBlobStore implements BlobStore {
     const target = this.pathOf(key);
     if (Buffer.isBuffer(body) && body.length > opts.maxBytes) throw tooLarge(opts.maxBytes);
     await this.ensureDir();
-    // Dot prefix: never a valid key, so a temp file can never be read as a blob.
-    const temp = path.join(this.dir, `.tmp-${key}-${randomBytes(6).toString('hex')}`);
-    if (Buffer.isBuffer(body)) return this.putBuffer(temp, target, body);
+    if (Buffer.isBuffer(body)) return this.putBuffer(key, target, body);
+    const temp = blobTempPath(this.dir, key);
     const hash = createHash('sha256');
     let size = 0;
     // Counts and hashes on the way through; past the limit it fails the pipeline at once,
@@ -95,22 +95,10 @@ export class DiskBlobStore implements BlobStore {
    * a stream pipeline (a few event-loop turns and chunk copies per call, measured at 1–3 ms
    * of a one-page edit's answer), with the same temp-then-rename atomicity.
    */
-  private async putBuffer(temp: string, target: string, body: Buffer): Promise<BlobPutResult> {
+  private async putBuffer(key: string, target: string, body: Buffer): Promise<BlobPutResult> {
+    if (body.length <= SYNC_WRITE_MAX_BYTES) return writeBlobFileSync(this.dir, key, body);
     const sha256 = createHash('sha256').update(body).digest('hex');
-    if (body.length <= SYNC_WRITE_MAX_BYTES) {
-      try {
-        writeFileSync(temp, body, { flag: 'wx', mode: 0o600 });
-        renameSync(temp, target);
-      } catch (err) {
-        try {
-          unlinkSync(temp);
-        } catch {
-          // never created, or already gone
-        }
-        throw err;
-      }
-      return { size: body.length, sha256 };
-    }
+    const temp = blobTempPath(this.dir, key);
     try {
       await writeFile(temp, body, { flag: 'wx', mode: 0o600 });
       await rename(temp, target);

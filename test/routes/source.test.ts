@@ -48,6 +48,7 @@ describe('GET /source', () => {
     const gateway = list.filter((p) => p.startsWith('src/') && !p.startsWith('src/engine/'));
     expect(gateway).toEqual([
       'src/kernel/api-error.ts',
+      'src/kernel/blob-file.ts',
       'src/kernel/blob-key.ts',
       'src/kernel/error-codes.ts',
     ]);
