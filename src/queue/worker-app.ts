@@ -8,7 +8,9 @@ import jobs from './plugin.js';
 /**
  * `pdfedit worker`: the job workers without the HTTP server. Same database, blob store,
  * engine pool and queue plugins as the service, so a worker on another machine sharing
- * Redis, PostgreSQL and S3 runs jobs exactly as the API process would.
+ * Redis, PostgreSQL and S3 runs jobs exactly as the API process would. Unlike the API
+ * process (whose pool starts with its first call), a worker starts its engine processes
+ * at boot.
  */
 export async function buildWorker(config: Config): Promise<FastifyInstance> {
   const fastify = Fastify({ logger: { level: config.logLevel } });
@@ -24,5 +26,7 @@ export async function buildWorker(config: Config): Promise<FastifyInstance> {
     ),
   );
   await fastify.ready();
+  // A worker is there to run jobs: its engine processes start now, not with its first job.
+  fastify.engine.start();
   return fastify;
 }

@@ -22,6 +22,7 @@ mod read;
 mod run;
 mod save;
 mod template;
+mod template_models;
 mod types;
 mod verify;
 mod words;
@@ -41,6 +42,7 @@ pub mod edit {
     pub use crate::plan::style::{list_fonts, FontEntry};
     pub use crate::template::hits as template_cache_hits;
     pub use crate::template::saves_skipped as template_saves_skipped;
+    pub use crate::template_models::taken as template_models_taken;
     pub use crate::types::*;
     pub use crate::verify::bare_render;
 }

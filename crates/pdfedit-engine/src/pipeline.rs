@@ -127,7 +127,18 @@ fn edit_inner(
         template: request.options.template_cache,
         redacted_appearances: Vec::new(),
     };
+    // The template's unedited page models and fonts: from the template cache when this
+    // exact (unencrypted) input was read before, else kept once classification read them
+    // (see `crate::template_models`).
+    if let Some((models, fonts)) = source.and_then(crate::template_models::models_of) {
+        run.models = models;
+        run.fonts = fonts;
+    }
     let mark_edited = classify(&mut run, &opened, request)?;
+    if let Some(source) = source {
+        // Nothing is edited yet: these are the models of the parsed input.
+        crate::template_models::keep(source, &run.models, &run.fonts, &run.read_taken);
+    }
     let baseline = run.current.clone();
     if run.template {
         // Nothing between the save above and here changes `current`: the baseline is

@@ -1,12 +1,14 @@
 //! `options.template_cache` (a batch's records reuse the renders of the template's
 //! unedited pages): every record's result is the one an uncached edit gives (output bytes,
 //! extracted text, changes, failures, warnings), on a corpus invoice and on a generated
-//! one, with two edits a record; and the cache is used.
+//! one, with two edits a record; and the cache is used (renders before, and the template's
+//! page models and fonts).
 
 mod common;
 
 use pdfedit_engine::edit::{
-    edit, template_cache_hits, Edit, EditOp, EditOptions, EditRequest, EditResult, Timings,
+    edit, template_cache_hits, template_models_taken, Edit, EditOp, EditOptions, EditRequest,
+    EditResult, Timings,
 };
 
 /// One record's request: each `(find, replace)` a replace edit.
@@ -34,6 +36,7 @@ fn record(pairs: &[(&str, String)], cached: bool) -> EditRequest {
 /// Runs `records` records of `pdf` without and with the cache and compares them.
 fn same_with_cache(pdf: &[u8], records: &[Vec<(&str, String)>]) {
     let before = template_cache_hits();
+    let models_before = template_models_taken();
     for (i, pairs) in records.iter().enumerate() {
         let plain = edit(pdf, &record(pairs, false)).expect("uncached edit runs");
         let cached = edit(pdf, &record(pairs, true)).expect("cached edit runs");
@@ -59,6 +62,13 @@ fn same_with_cache(pdf: &[u8], records: &[Vec<(&str, String)>]) {
     assert!(
         hits >= records.len() as u64 - 1,
         "{hits} cache hits over {} records",
+        records.len()
+    );
+    // And every record after the first started from the template's page models.
+    let taken = template_models_taken() - models_before;
+    assert!(
+        taken >= records.len() as u64 - 1,
+        "{taken} runs from kept models over {} records",
         records.len()
     );
 }

@@ -53,8 +53,8 @@ impl GlyphFont for DocFont {
     }
 }
 
-/// Fonts of one document, loaded on demand.
-#[derive(Default)]
+/// Fonts of one document, loaded on demand (a clone shares the fonts loaded so far).
+#[derive(Default, Clone)]
 pub(crate) struct DocFonts {
     by_id: HashMap<ObjectId, Option<Rc<DocFont>>>,
 }

@@ -15,6 +15,7 @@ use pdf_content::PageGlyphs;
 use text::{Line, PageGeom};
 
 /// A page read for editing.
+#[derive(Clone)]
 pub(crate) struct PageModel {
     /// 1-based page number.
     pub number: u32,
