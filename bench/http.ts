@@ -8,13 +8,25 @@
  *   (`source.file_id`) and as a multipart upload in the request.
  * - Memory: the service process's resident set over many edits (default 10,000; fewer with
  *   BENCH_RSS_EDITS, and stopped at BENCH_RSS_SECONDS so `npm run bench` stays short), at
- *   the start, after 10 % and at the end, and the engine processes' beside it.
+ *   the start, after 10 % and at the end, and the engine processes' beside it. Sampled as
+ *   the service runs, without forcing a collection: V8 frees its old generation only in a
+ *   full (mark-compact) collection, which it runs when that generation reaches a limit it
+ *   sets itself, so between two of them the heap, and the resident set with it, grows by
+ *   whatever garbage each edit left there; the 10 % and end samples fall anywhere on that
+ *   saw-tooth. Beside them, so that garbage and a leak can be told apart: the heap in use
+ *   after a full collection the bench forces before the first edit and after the last
+ *   (what is retained; the RSS samples are all taken before the last), how many full
+ *   collections V8 ran by itself, and the old generation's growth per edit after the first
+ *   10 % when it ran none.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { buildServer } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { ensureAccount } from '../src/domain/accounts.js';
@@ -60,6 +72,14 @@ export interface RssBench {
     rssAnon: number;
     rssFile: number;
   }[];
+  /** V8's heap in use (MiB) right after a full collection forced by the bench before the first
+   * edit and after the last (what the service retains), and the resident set after the last. */
+  live: { start: number; end: number; endRss: number };
+  /** Full collections V8 ran by itself during the edits. */
+  fullGcs: number;
+  /** Growth of V8's old generation per edit (bytes) from the 10 % sample to the end, when no
+   * full collection ran in between (else undefined): garbage an edit leaves there. */
+  oldGenPerEdit?: number;
   /** Resident set of the engine processes at the end (MiB, summed) and how often one was recycled. */
   engineEnd: number;
   recycled: number;
@@ -255,6 +275,22 @@ async function rssOverEdits(
       blobCache: blobBytesCache(api.blobs).bytes / MiB,
     };
   };
+  // `gc` without starting node with --expose-gc: the flag is read when a new context looks it up.
+  v8.setFlagsFromString('--expose-gc');
+  const fullGc = vm.runInNewContext('gc') as () => void;
+  const oldSpace = () =>
+    v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_used_size ?? 0;
+  fullGc();
+  const liveStart = process.memoryUsage().heapUsed;
+  let fullGcs = 0;
+  const gcs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if ((e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)
+        fullGcs++;
+    }
+  });
+  gcs.observe({ entryTypes: ['gc'] });
+  let atTenth: { old: number; fullGcs: number; done: number } | undefined;
   const split = [splitNow('start')];
   const start = process.memoryUsage().rss;
   // RSS every 20 edits: the run may stop at its time limit, so 10 % is of the edits done.
@@ -270,12 +306,26 @@ async function rssOverEdits(
       overheads.push(ms(t0) - body.timings.total_ms);
       done++;
       if (done % 20 === 0) samples.push([done, process.memoryUsage().rss]);
-      if (done === Math.ceil(opts.rssEdits / 10)) split.push(splitNow('tenth'));
+      if (done === Math.ceil(opts.rssEdits / 10)) {
+        split.push(splitNow('tenth'));
+        atTenth = { old: oldSpace(), fullGcs, done };
+      }
     }
   };
   await Promise.all(Array.from({ length: api.config.engineProcesses }, lane));
   const end = process.memoryUsage().rss;
   split.push(splitNow('end'));
+  const oldEnd = oldSpace();
+  // The observer's entries arrive asynchronously: let the last ones in before counting.
+  await new Promise((r) => setImmediate(r));
+  gcs.disconnect();
+  const ownFullGcs = fullGcs;
+  fullGc();
+  const live = {
+    start: liveStart / MiB,
+    end: process.memoryUsage().heapUsed / MiB,
+    endRss: process.memoryUsage().rss / MiB,
+  };
   const tail = Math.max(1, Math.floor(overheads.length / 10));
   const median = (v: number[]) =>
     quantile(
@@ -292,6 +342,11 @@ async function rssOverEdits(
     split,
     tenth: (samples.find(([n]) => n >= done / 10)?.[1] ?? end) / MiB,
     end: end / MiB,
+    live,
+    fullGcs: ownFullGcs,
+    ...(atTenth && atTenth.fullGcs === ownFullGcs && done > atTenth.done
+      ? { oldGenPerEdit: (oldEnd - atTenth.old) / (done - atTenth.done) }
+      : {}),
     engineEnd: api.engine.pids.reduce((n, pid) => n + rssOf(pid), 0) / MiB,
     recycled: api.engine.stats.recycled,
   };

@@ -236,6 +236,12 @@ async function httpBench(): Promise<void> {
     );
   }
   console.log(
+    `  V8 heap in use after a full collection (what is retained): ${m.live.start.toFixed(1)} MiB before the first edit, ${m.live.end.toFixed(1)} MiB after the last (${(((m.live.end - m.live.start) / m.live.start) * 100).toFixed(1)} %); RSS after that collection ${m.live.endRss.toFixed(1)} MiB`,
+  );
+  console.log(
+    `  full collections V8 ran by itself during the edits: ${m.fullGcs}; old generation growth per edit after the first 10 %: ${m.oldGenPerEdit === undefined ? 'n/a (a full collection ran)' : `${(m.oldGenPerEdit / 1024).toFixed(1)} KiB (garbage freed only by a full collection)`}`,
+  );
+  console.log(
     `  engine processes at the end: ${m.engineEnd.toFixed(1)} MiB together (recycled past 400 MiB: ${m.recycled})`,
   );
   console.log(

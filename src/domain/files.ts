@@ -244,7 +244,21 @@ export async function reserveProduced(
   const id = input.id ?? newFileId();
   const blobKey = input.blobKey ?? producedBlobKey(id);
   // max_bytes is an upload's cap; a produced file's is its size, set when it is stored.
-  const row = await reserveFile(db, owner, { ...input, maxBytes: 0, blobKey }, id);
+  // Field by field, not `{ ...input, ... }` (old-generation garbage per edit: chargeIn).
+  const row = await reserveFile(
+    db,
+    owner,
+    {
+      kind: input.kind,
+      contentType: input.contentType,
+      ttlMs: input.ttlMs,
+      parentId: input.parentId,
+      now: input.now,
+      maxBytes: 0,
+      blobKey,
+    },
+    id,
+  );
   return { id, blobKey, expiresAt: row.expires_at };
 }
 

@@ -337,7 +337,12 @@ export async function withIdempotency(
   let delay = 25;
   for (;;) {
     const c = await claim(o, key, now());
-    if (c.kind === 'owner') return { ...(await execute(o, key, c.owner, c.createdAt, run)), replayed: false };
+    if (c.kind === 'owner') {
+      // Field by field, not `{ ...res, replayed }`: such a literal left garbage in V8's old
+      // generation on every call (issue 18 item 6; see src/billing/meter.ts chargeIn).
+      const res = await execute(o, key, c.owner, c.createdAt, run);
+      return { status: res.status, headers: res.headers, body: res.body, replayed: false };
+    }
     const row = c.row;
     if (row.route !== o.route || row.body_hash !== o.bodyHash) {
       throw new ApiError('invalid_request', 'This Idempotency-Key was used with a different request body.', {

@@ -207,7 +207,10 @@ async function commitEdit(
   const pages = done.result.pages_touched.length;
   const { workId, commit } = input;
   const mark = async (dbx: Kysely<Database>) => {
-    if (output && !(await markStored(dbx, output.id, { ...output, produced: true }))) {
+    const stored = output
+      ? { blobKey: output.blobKey, size: output.size, sha256: output.sha256, produced: true }
+      : undefined;
+    if (output && stored && !(await markStored(dbx, output.id, stored))) {
       throw new Error(`file ${output.id} was deleted while it was being stored`);
     }
   };
@@ -341,9 +344,20 @@ function prepareOutput(svc: EditServices, input: RunEditInput, lazyPreviews: boo
       const [file, put] = await Promise.allSettled([
         reserved.then(async (r) => {
           const f = settledValue(r);
-          if (!(pdf instanceof Uint8Array)) return { ...f, ...pdf };
-          const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
-          return { ...f, ...(await putProduced(blobs, f, bytes)) };
+          // Built field by field, not by spreading (old-generation garbage per edit:
+          // see src/billing/meter.ts chargeIn).
+          const written =
+            pdf instanceof Uint8Array
+              ? await putProduced(blobs, f, Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength))
+              : pdf;
+          const out: StoredOutput = {
+            id: f.id,
+            blobKey: f.blobKey,
+            expiresAt: f.expiresAt,
+            size: written.size,
+            sha256: written.sha256,
+          };
+          return out;
         }),
         copy?.then(settledValue),
       ]);
