@@ -79,11 +79,8 @@ impl Document<'_> {
             page.render_into_bitmap_with_config(&mut bitmap, &config)
                 .map_err(|e| Error::pdfium("rendering a page", e))?;
         }
-        let pixels = crate::render::bgra_rows_to_rgb(
-            &buffer,
-            usize::try_from(width).unwrap_or(1),
-            usize::try_from(height).unwrap_or(1),
-        );
+        // The buffer is tightly packed (stride = 4 x width): converted where it lies.
+        let pixels = crate::render::bgra_to_rgb_in_place(buffer);
         Ok(Raster {
             width: u32::try_from(width).unwrap_or(1),
             height: u32::try_from(height).unwrap_or(1),
