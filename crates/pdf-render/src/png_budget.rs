@@ -101,6 +101,19 @@ pub(crate) fn encode_rgb(img: &RgbImage) -> Result<Vec<u8>> {
     Ok(out.into_inner())
 }
 
+/// Truecolour PNG at the encoder's fast setting (same pixels, more bytes): an edit's
+/// preview crops are encoded on every kept change, where the best setting cost about
+/// 0.35 ms of CPU per crop of a one-word change (2.2 KB) and the fast one about 0.02 ms
+/// (3.8 KB); a crop whose fast encoding exceeds its budget goes through
+/// [`encode_png_within`] as before.
+pub(crate) fn encode_rgb_fast(img: &RgbImage) -> Result<Vec<u8>> {
+    let mut out = Cursor::new(Vec::new());
+    let mut enc = encoder(&mut out, img, png::ColorType::Rgb);
+    enc.set_compression(png::Compression::Fast);
+    finish(enc, &img.pixels)?;
+    Ok(out.into_inner())
+}
+
 /// 256-colour palette PNG (NeuQuant).
 pub(crate) fn encode_palette(img: &RgbImage) -> Result<Vec<u8>> {
     let rgba: Vec<u8> = img

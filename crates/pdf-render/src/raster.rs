@@ -15,7 +15,7 @@
 use pdfium_render::prelude::*;
 
 use crate::document::Document;
-use crate::png_budget::{encode_png_within, RgbImage};
+use crate::png_budget::{encode_png_within, encode_rgb_fast, RgbImage};
 use crate::{Error, Result};
 
 /// Default verification resolution: about 2 pixels per point (144 dpi).
@@ -79,11 +79,8 @@ impl Document<'_> {
             page.render_into_bitmap_with_config(&mut bitmap, &config)
                 .map_err(|e| Error::pdfium("rendering a page", e))?;
         }
-        let pixels = crate::render::bgra_rows_to_rgb(
-            &buffer,
-            usize::try_from(width).unwrap_or(1),
-            usize::try_from(height).unwrap_or(1),
-        );
+        // The buffer is tightly packed (stride = 4 x width): converted where it lies.
+        let pixels = crate::render::bgra_to_rgb_in_place(buffer);
         Ok(Raster {
             width: u32::try_from(width).unwrap_or(1),
             height: u32::try_from(height).unwrap_or(1),
@@ -104,7 +101,8 @@ pub fn rasterize_page(
 }
 
 /// Crops `bbox` (top-left page points) out of `raster` and encodes it as a PNG of at most
-/// `max_bytes` bytes, shrinking (then reducing colours) as the preview budget code does.
+/// `max_bytes` bytes: at the encoder's fast setting when that fits, else shrinking (then
+/// reducing colours) as the preview budget code does.
 pub fn crop_png(raster: &Raster, bbox: [f64; 4], max_bytes: usize) -> Result<Vec<u8>> {
     let s = f64::from(raster.px_per_pt);
     let clamp = |v: f64, limit: u32| (v * s).round().clamp(0.0, f64::from(limit)) as u32;
@@ -127,6 +125,10 @@ pub fn crop_png(raster: &Raster, bbox: [f64; 4], max_bytes: usize) -> Result<Vec
         height: ch,
         pixels: full,
     };
+    let fast = encode_rgb_fast(&full)?;
+    if fast.len() <= max_bytes {
+        return Ok(fast);
+    }
     encode_png_within(|scale| Ok(downscale(&full, scale)), cw, max_bytes)
 }
 
@@ -168,6 +170,60 @@ mod tests {
         let png = crop_png(&raster, [10.0, 10.0, 90.0, 40.0], 4_000).expect("fits");
         assert!(png.len() <= 4_000);
         assert!(crop_png(&raster, [10.0, 10.0, 10.0, 40.0], 4_000).is_err());
+    }
+
+    /// Width, height and RGB pixels of a PNG.
+    fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+            .read_info()
+            .expect("png");
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).expect("frame");
+        buf.truncate(info.buffer_size());
+        (info.width, info.height, buf)
+    }
+
+    #[test]
+    fn crops_are_encoded_fast_within_budget_and_never_shrunk_for_it() {
+        // Text-like: white with short dark strokes at irregular places.
+        let (w, h) = (300u32, 120u32);
+        let mut pixels = vec![255u8; (w * h * 3) as usize];
+        for (i, p) in pixels.chunks_exact_mut(3).enumerate() {
+            if (i * 2_654_435_761) % 97 < 9 {
+                p.copy_from_slice(&[20, 20, (i % 60) as u8]);
+            }
+        }
+        let raster = Raster {
+            width: w,
+            height: h,
+            px_per_pt: 2.0,
+            pixels,
+        };
+        let bbox = [5.0, 5.0, 145.0, 55.0];
+        // The crop's own pixels: 280 x 100 from (10, 10).
+        let expect: Vec<u8> = (10..110)
+            .flat_map(|y| {
+                let start = (y * w as usize + 10) * 3;
+                raster.pixels[start..start + 280 * 3].to_vec()
+            })
+            .collect();
+        let img = RgbImage {
+            width: 280,
+            height: 100,
+            pixels: expect.clone(),
+        };
+        let fast = encode_rgb_fast(&img).expect("fast");
+        let best = crate::png_budget::encode_rgb(&img).expect("best");
+        assert!(fast.len() > best.len(), "{} {}", fast.len(), best.len());
+        // Within budget: the fast encoding, every pixel as it was.
+        let png = crop_png(&raster, bbox, 200_000).expect("fits");
+        assert!(png == fast, "not the fast encoding ({} bytes)", png.len());
+        assert_eq!(decode(&png), (280, 100, expect.clone()));
+        // A budget only the best setting meets: still full size, not shrunk.
+        let budget = (fast.len() + best.len()) / 2;
+        let png = crop_png(&raster, bbox, budget).expect("fits");
+        assert!(png.len() <= budget);
+        assert_eq!(decode(&png), (280, 100, expect));
     }
 }
 
