@@ -383,7 +383,8 @@ fn new_span(c: &RawChar, along: (f32, f32), baseline: f32) -> RawSpan {
 fn push_glyph(span: &mut RawSpan, ch: char, c: &RawChar, along: (f32, f32)) {
     push_normalised(&mut span.text, ch);
     if c.bbox.width() > 0.0 || c.bbox.height() > 0.0 {
-        span.bbox = if span.text.chars().count() <= 1 {
+        // At most one character so far (counting them all made a long span quadratic).
+        span.bbox = if span.text.chars().nth(1).is_none() {
             c.bbox
         } else {
             span.bbox.union(&c.bbox)
