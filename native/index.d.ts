@@ -549,6 +549,11 @@ export interface ReadTextOptions {
   text?: boolean
   /** Read form fields (default true). */
   forms?: boolean
+  /**
+   * With forms: list the fields whose first widget is on these 1-based pages instead of
+   * those of `pages` (a read split over engine processes lists them all in one part).
+   */
+  fieldPages?: Array<number>
   /** Read scanned pages by OCR. */
   ocr?: OcrOptions
 }

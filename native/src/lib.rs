@@ -91,6 +91,7 @@ pub fn read_text(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<TextRe
         pages: None,
         text: None,
         forms: None,
+        field_pages: None,
         ocr: None,
     });
     let limits = Limits::to_engine(o.limits.as_ref());
@@ -100,7 +101,7 @@ pub fn read_text(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<TextRe
             o.password.as_deref(),
             o.pages,
             o.text.unwrap_or(true),
-            o.forms.unwrap_or(true),
+            fields_of(o.forms, o.field_pages),
             &limits,
             None,
         )
@@ -116,6 +117,16 @@ pub fn read_text_json(pdf: Buffer, options: Option<ReadTextOptions>) -> Result<B
     read_text(pdf, options).map(|t| Buffer::from(json::text_result_json(&t)))
 }
 
+/// The form fields a read lists: none without `forms`, else those of `field_pages` when
+/// given, else those of the pages read.
+fn fields_of(forms: Option<bool>, field_pages: Option<Vec<u32>>) -> pdfedit_engine::Fields {
+    match (forms.unwrap_or(true), field_pages) {
+        (false, _) => pdfedit_engine::Fields::None,
+        (true, Some(pages)) => pdfedit_engine::Fields::Of(pages),
+        (true, None) => pdfedit_engine::Fields::OfPages,
+    }
+}
+
 /// Text spans and form fields with scanned pages read by OCR (`options.ocr`), and the
 /// pages this call OCR'd (for the service's cache).
 #[napi]
@@ -128,7 +139,7 @@ pub fn read_text_ocr(pdf: Buffer, options: ReadTextOptions) -> Result<OcrTextRes
             options.password.as_deref(),
             options.pages,
             options.text.unwrap_or(true),
-            options.forms.unwrap_or(true),
+            fields_of(options.forms, options.field_pages),
             &limits,
             Some(&ocr.unwrap_or_default()),
         )

@@ -99,6 +99,9 @@ pub struct ReadTextOptions {
     pub text: Option<bool>,
     /// Read form fields (default true).
     pub forms: Option<bool>,
+    /// With forms: list the fields whose first widget is on these 1-based pages instead of
+    /// those of `pages` (a read split over engine processes lists them all in one part).
+    pub field_pages: Option<Vec<u32>>,
     /// Read scanned pages by OCR.
     pub ocr: Option<OcrOptions>,
 }

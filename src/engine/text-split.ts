@@ -12,9 +12,11 @@ export const SPLIT_MIN_PAGES = 8;
  * `engine.readText(task)`, with a long read split in two: the first half of the pages
  * read in one engine process and the second half in another, at once, and the halves
  * joined in page order. The answer is the one a single read gives: a span's id, line and
- * block depend only on its own page, and form fields are listed in the order of their
- * first widget's page, each half listing those whose first widget is on its pages (each
- * half visits every page for the fields, as a single read does).
+ * block depend only on its own page. Form fields are listed in the order of their first
+ * widget's page, and listing them visits every page (a field merges all its widgets): the
+ * second half lists every field of the pages asked for (`fieldPages`), the first reads
+ * text only, so that no page is loaded twice for the fields (with both halves listing
+ * theirs, each loaded the other's pages too, and the field tree was read twice).
  *
  * Split only without OCR (its cache and edit slot are per call), when text is read (a
  * forms-only read visits every page in each half), when at least `SPLIT_MIN_PAGES` pages
@@ -41,9 +43,13 @@ export async function readTextSplit(
     stats.queued === 0;
   if (!split) return engine.readText(task, timeoutMs);
   const half = Math.ceil(pages.length / 2);
+  const forms = task.forms !== false;
   const [first, second] = await Promise.all([
-    engine.readText({ ...task, pages: pages.slice(0, half) }, timeoutMs),
-    engine.readText({ ...task, pages: pages.slice(half) }, timeoutMs),
+    engine.readText({ ...task, pages: pages.slice(0, half), forms: false }, timeoutMs),
+    engine.readText(
+      { ...task, pages: pages.slice(half), ...(forms ? { fieldPages: pages } : {}) },
+      timeoutMs,
+    ),
   ]);
-  return { pages: [...first.pages, ...second.pages], fields: [...first.fields, ...second.fields] };
+  return { pages: [...first.pages, ...second.pages], fields: second.fields };
 }

@@ -229,7 +229,7 @@ mod tests {
             hyphen: false,
             advance_box: Rect::default(),
             origin: (x, 100.0),
-            font: String::new(),
+            font: "".into(),
             size: 10.0,
             weight: None,
             italic: false,

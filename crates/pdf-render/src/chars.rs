@@ -1,6 +1,7 @@
 //! The characters PDFium extracts from a page, in API coordinates.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use pdfium_render::prelude::*;
 
@@ -27,8 +28,10 @@ pub struct RawChar {
     pub advance_box: Rect,
     /// Origin (baseline start) in API coordinates.
     pub origin: (f32, f32),
-    /// Font name as PDFium reports it (may carry a subset tag `ABCDEF+`).
-    pub font: String,
+    /// Font name as PDFium reports it (may carry a subset tag `ABCDEF+`), shared by the
+    /// characters of one text object (a page has hundreds of thousands of characters and
+    /// few fonts: a string of its own per character was an allocation each).
+    pub font: Arc<str>,
     /// Font size in points, text matrix and CTM applied.
     pub size: f32,
     /// Font weight (400 normal, 700 bold) when known.
@@ -157,7 +160,7 @@ impl ObjectFacts {
 /// The facts of one text object, as PDFium reports them for each of its characters.
 #[derive(Clone)]
 struct TextObjectFacts {
-    font: String,
+    font: Arc<str>,
     /// Tf size, before the glyph matrix (`FPDFText_GetFontSize`).
     size: f32,
     weight: Option<u32>,
@@ -173,7 +176,7 @@ impl TextObjectFacts {
     /// then each answer is PDFium's "unknown" one and the render mode is not invisible).
     fn of(c: &PdfPageTextChar, object: Option<&PdfPageTextObject>) -> Self {
         TextObjectFacts {
-            font: c.font_name(),
+            font: c.font_name().into(),
             size: c.unscaled_font_size().value,
             weight: c.font_weight().map(weight_value),
             italic: c.font_is_italic(),

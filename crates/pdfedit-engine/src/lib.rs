@@ -33,7 +33,7 @@ pub use error::{Error, Result};
 pub use open::budget;
 pub use open::{open_facts_within, open_info, open_info_within, Limits};
 pub use pdf_render::{DocInfo, FieldKind, FieldValue, FormField, PageInfo, Rect, SignatureInfo};
-pub use read::{read_text, read_text_within, PageText, Span, TextResult};
+pub use read::{read_text, read_text_within, Fields, PageText, Span, TextResult};
 
 /// Editing: the request and result shapes and [`edit::edit`], the entry point.
 pub mod edit {

@@ -20,9 +20,13 @@ use std::borrow::Cow;
 use pdf_render::RawChar;
 use unicode_bidi::{bidi_class, BidiClass};
 
+/// Below this code point (Hebrew's block) no character is of bidi class R or AL, so
+/// Latin, Greek and Cyrillic text skips the class table's search.
+const FIRST_RTL: u32 = 0x0590;
+
 /// A strong right-to-left character (bidi class R or AL).
 fn strong_rtl(ch: char) -> bool {
-    matches!(bidi_class(ch), BidiClass::R | BidiClass::AL)
+    u32::from(ch) >= FIRST_RTL && matches!(bidi_class(ch), BidiClass::R | BidiClass::AL)
 }
 
 /// A non-spacing mark (a haraka): it belongs to the letter before it.
@@ -403,6 +407,19 @@ mod tests {
         let mut t = "plain text".to_string();
         logical_text(&mut t);
         assert_eq!(t, "plain text");
+    }
+
+    #[test]
+    fn no_strong_rtl_character_precedes_first_rtl() {
+        // The fast path of `strong_rtl` skips the table below FIRST_RTL.
+        for ch in (0..FIRST_RTL).filter_map(char::from_u32) {
+            assert!(
+                !matches!(bidi_class(ch), BidiClass::R | BidiClass::AL),
+                "{ch:?}"
+            );
+        }
+        assert!(strong_rtl('\u{05D0}') && strong_rtl('\u{0627}'));
+        assert!(!strong_rtl('a') && !strong_rtl('\u{058F}'));
     }
 
     #[test]

@@ -134,8 +134,13 @@ pub(crate) fn span_id(page: u32, first_index: u32, text: &str, font: &str) -> St
     h.update([0]);
     h.update(font.as_bytes());
     let digest = h.finalize();
-    let hex: String = digest.iter().take(5).map(|b| format!("{b:02x}")).collect();
-    format!("s{page}_{hex}")
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut id = format!("s{page}_");
+    for b in &digest[..5] {
+        id.push(char::from(HEX[usize::from(b >> 4)]));
+        id.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    id
 }
 
 /// `ABCDEF+Name` → `Name` (the six-letter tag only names a subset).
@@ -194,6 +199,16 @@ mod tests {
         assert_eq!(a, span_id(3, 17, "Hello world", "ABCDEF+Arial"));
         assert!(a.starts_with("s3_") && a.len() == 13, "{a}");
         assert_ne!(a, span_id(3, 18, "Hello world", "ABCDEF+Arial"));
+    }
+
+    #[test]
+    fn span_ids_are_the_digests_first_five_bytes_in_hex() {
+        // sha256(page LE, first index LE, text, 0, font), as Python's hashlib gives it.
+        assert_eq!(
+            span_id(3, 17, "Hello world", "ABCDEF+Arial"),
+            "s3_3de70bda27"
+        );
+        assert_eq!(span_id(12, 4096, "Grüße, 世界", ""), "s12_ee95578580");
     }
 
     #[test]

@@ -18,6 +18,30 @@ use pdf_render::{FieldKind, FieldValue, FormField};
 
 use crate::{Error, Result};
 
+/// Which form fields a read lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fields {
+    /// None.
+    None,
+    /// Those whose first widget is on a page read.
+    OfPages,
+    /// Those whose first widget is on one of these 1-based pages, whichever pages' text is
+    /// read: a long read split over two engine processes has one part list every field and
+    /// the other read text only (neither visits the other's pages for the fields twice).
+    Of(Vec<u32>),
+}
+
+impl Fields {
+    /// [`Fields::OfPages`] when `forms`, else [`Fields::None`].
+    pub fn of_pages(forms: bool) -> Self {
+        if forms {
+            Fields::OfPages
+        } else {
+            Fields::None
+        }
+    }
+}
+
 /// Reads the text layer and/or form fields of the given 1-based pages (all when `None`),
 /// under the default [`crate::Limits`], without OCR.
 pub fn read_text(
@@ -28,7 +52,8 @@ pub fn read_text(
     forms: bool,
 ) -> Result<TextResult> {
     let limits = crate::Limits::default();
-    Ok(read_text_within(bytes, password, pages, text, forms, &limits, None)?.0)
+    let fields = Fields::of_pages(forms);
+    Ok(read_text_within(bytes, password, pages, text, fields, &limits, None)?.0)
 }
 
 /// [`read_text`] once the document passed the budget scan of `limits`, with scanned pages
@@ -40,7 +65,7 @@ pub fn read_text_within(
     password: Option<&str>,
     pages: Option<Vec<u32>>,
     text: bool,
-    forms: bool,
+    forms: Fields,
     limits: &crate::Limits,
     ocr: Option<&OcrOptions>,
 ) -> Result<(TextResult, Vec<OcrPage>)> {
@@ -58,6 +83,7 @@ pub(crate) fn read_text_checked(
     ocr: Option<&OcrOptions>,
 ) -> Result<(TextResult, Vec<OcrPage>)> {
     let doc = pdf_render::Document::open(bytes, password)?;
+    let forms = Fields::of_pages(forms);
     read_opened(&doc, bytes, password, pages, text, forms, ocr)
 }
 
@@ -67,11 +93,16 @@ fn read_opened(
     password: Option<&str>,
     pages: Option<Vec<u32>>,
     text: bool,
-    forms: bool,
+    forms: Fields,
     ocr: Option<&OcrOptions>,
 ) -> Result<(TextResult, Vec<OcrPage>)> {
     let languages = ocr.map(OcrOptions::language_arg).transpose()?;
     let wanted = resolve_pages(pages, doc.page_count())?;
+    let field_pages = match forms {
+        Fields::None => None,
+        Fields::OfPages => Some(wanted.clone()),
+        Fields::Of(list) => Some(resolve_pages(Some(list), doc.page_count())?),
+    };
     let mut out_pages = Vec::with_capacity(wanted.len());
     let mut read = Vec::new();
     // The parsed document, for the widgets' boxes and the field tree (opened once, on
@@ -79,8 +110,8 @@ fn read_opened(
     let mut parsed: Option<Option<lopdf::Document>> = None;
     // Form fields come from the same page loads as the text. A field is listed by its
     // first widget and merges all its widgets, so every page is visited for them, in order.
-    let mut collector =
-        (forms && doc.has_acro_form()).then(|| pdf_render::FieldCollector::new(doc));
+    let mut collector = (field_pages.is_some() && doc.has_acro_form())
+        .then(|| pdf_render::FieldCollector::new(doc));
     let visit: Vec<u32> = match collector {
         Some(_) => (1..=doc.page_count()).collect(),
         None => wanted.clone(),
@@ -135,7 +166,7 @@ fn read_opened(
             let mut fields: Vec<FormField> = c
                 .finish()
                 .into_iter()
-                .filter(|f| wanted.contains(&f.page))
+                .filter(|f| field_pages.as_ref().is_some_and(|p| p.contains(&f.page)))
                 .collect();
             if !fields.is_empty() {
                 // The field tree as lopdf reads it: radio export values, /MaxLen and the

@@ -247,7 +247,7 @@ impl Builder {
             return step;
         };
         let gap = along.0 - prev.along_end;
-        let style_differs = span.font != c.font
+        let style_differs = *span.font != *c.font
             || (span.size - c.size).abs() > 0.05 * size
             || span.color != rgb(c)
             || !same_angle(span.angle, c.angle);
@@ -363,7 +363,7 @@ fn new_span(c: &RawChar, along: (f32, f32), baseline: f32) -> RawSpan {
         first_index: c.index,
         text: String::new(),
         bbox: c.bbox,
-        font: c.font.clone(),
+        font: c.font.to_string(),
         size: c.size,
         color: c.color,
         weight: c.weight,
@@ -383,7 +383,8 @@ fn new_span(c: &RawChar, along: (f32, f32), baseline: f32) -> RawSpan {
 fn push_glyph(span: &mut RawSpan, ch: char, c: &RawChar, along: (f32, f32)) {
     push_normalised(&mut span.text, ch);
     if c.bbox.width() > 0.0 || c.bbox.height() > 0.0 {
-        span.bbox = if span.text.chars().count() <= 1 {
+        // At most one character so far (counting them all made a long span quadratic).
+        span.bbox = if span.text.chars().nth(1).is_none() {
             c.bbox
         } else {
             span.bbox.union(&c.bbox)
