@@ -106,9 +106,11 @@ fn edit_inner(
     // The unedited saved bytes: from the template cache when this exact (unencrypted)
     // input was parsed and saved before, else saved now (see `crate::template`).
     let source = (request.options.template_cache && opened.protection.is_none()).then_some(bytes);
-    let (current, saved_now) = match source.and_then(crate::template::saved_from) {
-        Some(saved) => (saved, false),
-        None => (timed(&mut timings.save_ms, || save(&doc))?, true),
+    let known = source.and_then(crate::template::saved_from);
+    let kept_id = known.as_ref().map(|k| k.id);
+    let current = match known {
+        Some(k) => k.saved,
+        None => timed(&mut timings.save_ms, || save(&doc))?,
     };
     let mut run = Run {
         current,
@@ -130,20 +132,23 @@ fn edit_inner(
     // The template's unedited page models and fonts: from the template cache when this
     // exact (unencrypted) input was read before, else kept once classification read them
     // (see `crate::template_models`).
-    if let Some((models, fonts)) = source.and_then(crate::template_models::models_of) {
+    if let Some((models, fonts)) = kept_id.and_then(crate::template_models::models_of) {
         run.models = models;
         run.fonts = fonts;
     }
     let mark_edited = classify(&mut run, &opened, request)?;
-    if let Some(source) = source {
-        // Nothing is edited yet: these are the models of the parsed input.
-        crate::template_models::keep(source, &run.models, &run.fonts, &run.read_taken);
-    }
     let baseline = run.current.clone();
     if run.template {
         // Nothing between the save above and here changes `current`: the baseline is
-        // still the save of the parsed input.
-        crate::template::register(&baseline, source.filter(|_| saved_now));
+        // still the save of the parsed input. Facts are kept of an input opened without
+        // a password (`crate::open::facts_kept`).
+        let facts = request.password.is_none().then_some(&opened.info);
+        // On a hit `current` is the cached save of this very input, so `source` still
+        // saves to exactly `baseline`.
+        if let Some(id) = crate::template::register(&baseline, source, facts) {
+            // Nothing is edited yet: these are the models of the parsed input.
+            crate::template_models::keep(id, &run.models, &run.fonts, &run.read_taken);
+        }
     }
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
         let spans = span_boxes.as_deref();

@@ -26,6 +26,12 @@
 //! the copy is exactly what the save would have written: the renders are still keyed by
 //! exactly the bytes they were rendered from, and the run is the same run.
 //!
+//! One entry holds all a process keeps of a template: besides the saved bytes and renders,
+//! the facts PDFium found when it opened the input (`crate::open::facts_kept`), and an id
+//! by which the thread that ran it keeps the input's page models and fonts
+//! (`crate::template_models`, thread-local because models are not `Send`). The input's
+//! bytes are held once, here, and compared in full whenever any of these is asked for.
+//!
 //! Bounds: at most [`MAX_ENTRIES`] documents and [`MAX_BYTES`] of bytes and pixels
 //! together per process, least recently used first out; a document whose bytes take more
 //! than half the budget is not cached.
@@ -35,6 +41,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use pdf_render::raster::Raster;
+use pdf_render::DocInfo;
 
 /// Documents kept at once.
 const MAX_ENTRIES: usize = 4;
@@ -47,6 +54,11 @@ struct Entry {
     bytes: Vec<u8>,
     /// The input `bytes` were saved from (empty when not known).
     source: Vec<u8>,
+    /// What PDFium found opening `source` (no password, not encrypted), once known.
+    facts: Option<DocInfo>,
+    /// Names this entry in the per-thread model cache (`crate::template_models`); never
+    /// reused within the process.
+    id: u64,
     /// By 1-based page and the bits of the requested pixels per point.
     renders: HashMap<(u32, u32), Raster>,
     last_used: u64,
@@ -82,6 +94,17 @@ impl Cache {
         Some(entry)
     }
 
+    /// The entry whose input is exactly `source`, marked used.
+    fn find_source(&mut self, source: &[u8]) -> Option<&mut Entry> {
+        self.clock += 1;
+        let clock = self.clock;
+        let entry = self.entries.iter_mut().find(|e| {
+            !e.source.is_empty() && e.source.len() == source.len() && e.source == source
+        })?;
+        entry.last_used = clock;
+        Some(entry)
+    }
+
     /// Drops least recently used entries until within `budget` and [`MAX_ENTRIES`]; never
     /// the most recently used one (the one a caller just found or added).
     fn evict(&mut self, budget: usize) {
@@ -107,6 +130,9 @@ pub fn hits() -> u64 {
     HITS.load(Ordering::Relaxed)
 }
 
+/// The next entry's id.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
 static CACHE: Mutex<Cache> = Mutex::new(Cache {
     entries: Vec::new(),
     clock: 0,
@@ -126,51 +152,78 @@ pub fn saves_skipped() -> u64 {
     SAVES_SKIPPED.load(Ordering::Relaxed)
 }
 
+/// What a template entry gives a run of exactly the input it was made from.
+pub(crate) struct Known {
+    /// What saving the parse of the input writes.
+    pub(crate) saved: Vec<u8>,
+    /// The entry's id, for the page models kept by `crate::template_models`.
+    pub(crate) id: u64,
+}
+
 /// A copy of the saved bytes registered as made from exactly `source` (the input of a
-/// run, unencrypted), if any: what saving the parse of `source` writes.
-pub(crate) fn saved_from(source: &[u8]) -> Option<Vec<u8>> {
-    let saved = with_cache(|c| {
-        c.clock += 1;
-        let clock = c.clock;
-        let entry = c.entries.iter_mut().find(|e| {
-            !e.source.is_empty() && e.source.len() == source.len() && e.source == source
-        })?;
-        entry.last_used = clock;
-        Some(entry.bytes.clone())
+/// run, unencrypted), with the entry's id, if any.
+pub(crate) fn saved_from(source: &[u8]) -> Option<Known> {
+    let known = with_cache(|c| {
+        let entry = c.find_source(source)?;
+        Some(Known {
+            saved: entry.bytes.clone(),
+            id: entry.id,
+        })
     });
-    if saved.is_some() {
+    if known.is_some() {
         SAVES_SKIPPED.fetch_add(1, Ordering::Relaxed);
     }
-    saved
+    known
+}
+
+/// The facts PDFium found opening exactly `source` without a password, if a template
+/// entry holds them.
+pub(crate) fn facts_of(source: &[u8]) -> Option<DocInfo> {
+    with_cache(|c| c.find_source(source)?.facts.clone())
 }
 
 /// Makes `bytes` (a run's unedited saved document) a cached template, or marks it used.
 /// `source`, when given, must be the unencrypted input that parsing and saving (with
-/// nothing done in between) turned into exactly `bytes`; it is kept when the budget allows.
-pub(crate) fn register(bytes: &[u8], source: Option<&[u8]>) {
+/// nothing done in between) turned into exactly `bytes`; it is kept when the budget allows,
+/// with `facts`, what PDFium found opening it without a password. Returns the entry's id
+/// when the entry holds `source` (so that a later run of the same input finds it).
+pub(crate) fn register(
+    bytes: &[u8],
+    source: Option<&[u8]>,
+    facts: Option<&DocInfo>,
+) -> Option<u64> {
     if bytes.len() > MAX_BYTES / 2 {
-        return;
+        return None;
     }
     let source = source.filter(|s| !s.is_empty() && bytes.len() + s.len() <= MAX_BYTES / 2);
     with_cache(|c| {
         if let Some(entry) = c.find(bytes) {
-            if entry.source.is_empty() {
-                if let Some(s) = source {
-                    entry.source = s.to_vec();
-                    c.evict(MAX_BYTES);
-                }
+            if let (true, Some(s)) = (entry.source.is_empty(), source) {
+                entry.source = s.to_vec();
             }
-            return Some(());
+            // Facts and models are of the entry's own input only (another input that
+            // saves to the same bytes is not it).
+            let own = source.is_some_and(|s| entry.source == s);
+            if own && entry.facts.is_none() {
+                entry.facts = facts.cloned();
+            }
+            let id = own.then_some(entry.id);
+            c.evict(MAX_BYTES);
+            return Some(id);
         }
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         c.entries.push(Entry {
             bytes: bytes.to_vec(),
             source: source.map(<[u8]>::to_vec).unwrap_or_default(),
+            facts: source.and(facts.cloned()),
+            id,
             renders: HashMap::new(),
             last_used: c.clock,
         });
         c.evict(MAX_BYTES);
-        Some(())
-    });
+        Some(source.map(|_| id))
+    })
+    .flatten()
 }
 
 /// The cached render of page `page` of exactly `bytes` at `px_per_pt`, taken out of the
@@ -223,6 +276,8 @@ mod tests {
             c.entries.push(Entry {
                 bytes: vec![i; 10],
                 source: Vec::new(),
+                facts: None,
+                id: u64::from(i),
                 renders: HashMap::new(),
                 last_used: c.clock,
             });

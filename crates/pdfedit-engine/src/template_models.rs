@@ -7,8 +7,9 @@
 //! from copies instead of reading the pages again (only what their own edit changes is
 //! read anew: an edited page's model is dropped and read again as before).
 //!
-//! What an entry is keyed by: the run's input bytes, compared in full (no hash stands in
-//! for them), unencrypted. A page model and a font are pure functions of the parsed input
+//! What an entry is keyed by: the id of the template entry (`crate::template`) that holds
+//! the run's input bytes, unencrypted; that entry is found only by the input's bytes
+//! compared in full (no hash stands in for them), and an id is never reused. A page model and a font are pure functions of the parsed input
 //! and the page (the parse is a pure function of the bytes, object ids included), so a
 //! kept model is exactly what reading the page of that input again gives, and a run that
 //! starts from it gives the same verdicts, changes and output as one that does not.
@@ -18,8 +19,8 @@
 //! Why per thread: models refer to fonts by `Rc` (not `Send`). An engine process runs its
 //! edits on one thread; a run on another thread simply finds nothing kept.
 //!
-//! Bounds: at most [`MAX_ENTRIES`] templates and [`MAX_BYTES`] of input bytes and
-//! estimated model size together, least recently used first out; a template over half the
+//! Bounds: at most [`MAX_ENTRIES`] templates and [`MAX_BYTES`] of estimated model size
+//! together, least recently used first out; a template over half the
 //! budget is not kept.
 
 use std::cell::RefCell;
@@ -31,14 +32,15 @@ use crate::model::PageModel;
 
 /// Templates kept at once.
 const MAX_ENTRIES: usize = 4;
-/// Input bytes and estimated model size kept at once.
+/// Estimated model size kept at once.
 const MAX_BYTES: usize = 32 << 20;
 /// Estimated bytes a glyph takes in a kept model (glyph, its text, its share of lines
 /// and parsed streams): generous, so that the budget bounds what is actually held.
 const GLYPH_BYTES: usize = 512;
 
 struct Entry {
-    source: Vec<u8>,
+    /// The template entry's id.
+    template: u64,
     models: HashMap<u32, PageModel>,
     fonts: DocFonts,
     size: usize,
@@ -63,16 +65,13 @@ pub fn taken() -> u64 {
     TAKEN.load(Ordering::Relaxed)
 }
 
-/// Copies of the page models and fonts kept for exactly the input `source`, if any.
-pub(crate) fn models_of(source: &[u8]) -> Option<(HashMap<u32, PageModel>, DocFonts)> {
+/// Copies of the page models and fonts kept for the template entry `template`, if any.
+pub(crate) fn models_of(template: u64) -> Option<(HashMap<u32, PageModel>, DocFonts)> {
     let found = KEPT.with(|k| {
         let mut k = k.try_borrow_mut().ok()?;
         k.clock += 1;
         let clock = k.clock;
-        let entry = k
-            .entries
-            .iter_mut()
-            .find(|e| e.source.len() == source.len() && e.source == source)?;
+        let entry = k.entries.iter_mut().find(|e| e.template == template)?;
         entry.last_used = clock;
         Some((entry.models.clone(), entry.fonts.clone()))
     });
@@ -83,18 +82,17 @@ pub(crate) fn models_of(source: &[u8]) -> Option<(HashMap<u32, PageModel>, DocFo
 }
 
 /// Keeps `models` and `fonts`, which must be those of the unedited parse of exactly the
-/// input `source`, when the template is not kept yet and fits the budget. Models that took
+/// input held by the template entry `template`, when they are not kept yet and fit the
+/// budget. Models that took
 /// PDFium's reading (`read_taken`) are left out.
 pub(crate) fn keep(
-    source: &[u8],
+    template: u64,
     models: &HashMap<u32, PageModel>,
     fonts: &DocFonts,
     read_taken: &BTreeSet<u32>,
 ) {
     let glyphs: usize = models.values().map(|m| m.glyphs.glyphs.len()).sum();
-    let size = source
-        .len()
-        .saturating_add(glyphs.saturating_mul(GLYPH_BYTES));
+    let size = glyphs.saturating_mul(GLYPH_BYTES);
     if models.is_empty() || size > MAX_BYTES / 2 {
         return;
     }
@@ -102,10 +100,7 @@ pub(crate) fn keep(
         let Ok(mut k) = k.try_borrow_mut() else {
             return;
         };
-        if k.entries
-            .iter()
-            .any(|e| e.source.len() == source.len() && e.source == source)
-        {
+        if k.entries.iter().any(|e| e.template == template) {
             return;
         }
         k.clock += 1;
@@ -116,7 +111,7 @@ pub(crate) fn keep(
             .map(|(n, m)| (*n, m.clone()))
             .collect();
         k.entries.push(Entry {
-            source: source.to_vec(),
+            template,
             models,
             fonts: fonts.clone(),
             size,
@@ -153,9 +148,9 @@ fn evict(k: &mut Kept, budget: usize) {
 mod tests {
     use super::*;
 
-    fn entry(byte: u8, size: usize, last_used: u64) -> Entry {
+    fn entry(id: u8, size: usize, last_used: u64) -> Entry {
         Entry {
-            source: vec![byte; 4],
+            template: u64::from(id),
             models: HashMap::new(),
             fonts: DocFonts::default(),
             size,
@@ -173,13 +168,13 @@ mod tests {
             evict(&mut k, 1000);
         }
         assert_eq!(k.entries.len(), MAX_ENTRIES);
-        assert!(k.entries.iter().all(|e| e.source[0] >= 2));
+        assert!(k.entries.iter().all(|e| e.template >= 2));
         // Over the budget the oldest go, never the one used last.
         k.clock += 1;
         let clock = k.clock;
         k.entries.push(entry(9, 500, clock));
         evict(&mut k, 520);
         assert_eq!(k.entries.len(), 3, "{}", k.entries.len());
-        assert!(k.entries.iter().any(|e| e.source[0] == 9));
+        assert!(k.entries.iter().any(|e| e.template == 9));
     }
 }
