@@ -9,8 +9,6 @@
 //! breaks. It runs only for a page where a find came up empty, so a page whose text
 //! already agrees costs nothing more.
 
-use std::collections::HashMap;
-
 use pdf_content::Glyph;
 use pdf_render::RawChar;
 
@@ -32,28 +30,37 @@ pub(crate) fn take_reading(model: &mut PageModel, chars: &[RawChar]) -> usize {
     let geom = model.geom;
     // Glyphs drawn at one origin (a bold made by overprinting) take one character each;
     // a glyph alone at its origin takes every character PDFium gave it there.
-    let mut peers: HashMap<(i64, i64), usize> = HashMap::new();
-    for g in &model.glyphs.glyphs {
-        *peers.entry(origin_key(&geom, g)).or_default() += 1;
+    let mut keyed: Vec<((i64, i64), usize)> = model
+        .glyphs
+        .glyphs
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (origin_key(&geom, g), i))
+        .collect();
+    keyed.sort_unstable();
+    let mut alone = vec![false; keyed.len()];
+    for same in keyed.chunk_by(|a, b| a.0 == b.0) {
+        if let [(_, i)] = same {
+            alone[*i] = true;
+        }
     }
     let mut used = vec![false; chars.len()];
     let mut runs = Vec::with_capacity(model.glyphs.glyphs.len());
     let mut changed = 0;
-    for g in &mut model.glyphs.glyphs {
-        let alone = peers.get(&origin_key(&geom, g)) == Some(&1);
+    let mut text = String::new();
+    for (g, &alone) in model.glyphs.glyphs.iter_mut().zip(&alone) {
         let Some(run) = placed.at(&geom, g, &used, alone) else {
             runs.push(None);
             continue;
         };
-        for &i in &run {
-            used[i] = true;
-        }
-        runs.push(Some((run[0], run[run.len() - 1])));
-        let text: String = run.iter().filter_map(|&i| chars[i].ch).collect();
+        used[run.clone()].fill(true);
+        runs.push(Some((run.start, run.end - 1)));
+        text.clear();
+        text.extend(chars[run].iter().filter_map(|c| c.ch));
         // PDFium marks a line-end hyphen with a control character; keep ours there.
         let readable = !text.is_empty() && !text.chars().any(|c| c == '\u{FFFD}' || c.is_control());
         if readable && !invented(g, &text) && g.unicode.as_deref() != Some(text.as_str()) {
-            g.unicode = Some(text);
+            g.unicode = Some(text.clone());
             changed += 1;
         }
     }
@@ -77,50 +84,82 @@ pub(crate) fn take_reading(model: &mut PageModel, chars: &[RawChar]) -> usize {
     changed + moved
 }
 
-/// PDFium's drawn characters, bucketed by origin.
+/// PDFium's drawn characters, indexed by the cell of their origin.
 struct Placed<'a> {
     chars: &'a [RawChar],
-    cells: HashMap<(i64, i64), Vec<usize>>,
+    /// `(row, column, index)` of every drawn character, sorted.
+    cells: Vec<(i64, i64, usize)>,
+    /// Each row of cells that holds characters, and where its characters start in
+    /// `cells`.
+    rows: Vec<(i64, usize)>,
 }
 
 impl<'a> Placed<'a> {
     fn new(chars: &'a [RawChar]) -> Self {
-        let mut cells: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
-        for (i, c) in chars.iter().enumerate() {
-            if !c.generated {
-                let (x, y) = (f64::from(c.origin.0), f64::from(c.origin.1));
-                cells.entry(cell(x, y)).or_default().push(i);
+        let mut cells: Vec<(i64, i64, usize)> = chars
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.generated)
+            .map(|(i, c)| {
+                let (cx, cy) = cell(f64::from(c.origin.0), f64::from(c.origin.1));
+                (cy, cx, i)
+            })
+            .collect();
+        cells.sort_unstable();
+        let mut rows: Vec<(i64, usize)> = Vec::new();
+        for (at, &(row, _, _)) in cells.iter().enumerate() {
+            if rows.last().is_none_or(|&(r, _)| r != row) {
+                rows.push((row, at));
             }
         }
-        Placed { chars, cells }
+        Placed { chars, cells, rows }
     }
 
     /// The run of PDFium characters drawn at glyph `g`'s origin: the nearest unused one
     /// within tolerance and, when the glyph is `alone` at its origin, the characters
     /// right after it in PDFium's order that share that origin (one glyph's
     /// `/ToUnicode` entry of several characters, such as a ligature's).
-    fn at(&self, geom: &PageGeom, g: &Glyph, used: &[bool], alone: bool) -> Option<Vec<usize>> {
+    fn at(
+        &self,
+        geom: &PageGeom,
+        g: &Glyph,
+        used: &[bool],
+        alone: bool,
+    ) -> Option<std::ops::Range<usize>> {
         let (x, y) = geom.display_point(g.trm[4], g.trm[5]);
         let size = g.trm[2].hypot(g.trm[3]);
         let tol = (SIZE_TOLERANCE * size).max(MIN_TOLERANCE_PT);
         let (cx, cy) = cell(x, y);
         let reach = (tol / CELL_PT).ceil() as i64;
+        let (left, right) = (cx.saturating_sub(reach), cx.saturating_add(reach));
+        let bottom = cy.saturating_add(reach);
         let mut best: Option<(f64, usize)> = None;
-        for dx in -reach..=reach {
-            for dy in -reach..=reach {
-                for &i in self.cells.get(&(cx + dx, cy + dy)).into_iter().flatten() {
-                    let o = self.chars[i].origin;
-                    let d = (f64::from(o.0) - x).hypot(f64::from(o.1) - y);
-                    let better = best.is_none_or(|(bd, bi)| d < bd || (d == bd && i < bi));
-                    if !used[i] && d <= tol && better {
-                        best = Some((d, i));
-                    }
+        // Each row of cells within reach that holds characters, then the cells of that
+        // row within reach: the same characters as every cell of the square, in another
+        // order (the nearest wins, ties to the first in PDFium's order).
+        let top = self
+            .rows
+            .partition_point(|&(r, _)| r < cy.saturating_sub(reach));
+        for (k, &(row, start)) in self.rows.iter().enumerate().skip(top) {
+            if row > bottom {
+                break;
+            }
+            let end = self.rows.get(k + 1).map_or(self.cells.len(), |&(_, s)| s);
+            let cells = &self.cells[start..end];
+            let from = cells.partition_point(|&(_, c, _)| c < left);
+            let to = cells.partition_point(|&(_, c, _)| c <= right);
+            for &(_, _, i) in &cells[from..to] {
+                let o = self.chars[i].origin;
+                let d = (f64::from(o.0) - x).hypot(f64::from(o.1) - y);
+                let better = best.is_none_or(|(bd, bi)| d < bd || (d == bd && i < bi));
+                if !used[i] && d <= tol && better {
+                    best = Some((d, i));
                 }
             }
         }
         let (_, first) = best?;
         let origin = self.chars[first].origin;
-        let mut run = vec![first];
+        let mut end = first + 1;
         if alone {
             for (i, c) in self.chars.iter().enumerate().skip(first + 1) {
                 let same = !c.generated
@@ -130,10 +169,10 @@ impl<'a> Placed<'a> {
                 if !same {
                     break;
                 }
-                run.push(i);
+                end = i + 1;
             }
         }
-        Some(run)
+        Some(first..end)
     }
 }
 
