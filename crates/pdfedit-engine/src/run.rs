@@ -271,6 +271,12 @@ impl Run {
             _ => None,
         };
         let matcher = visual.as_ref().unwrap_or(matcher);
+        // A replace or delete also takes occurrences over a line break: their pattern is
+        // compiled once for every page.
+        let wrap = match edit.op {
+            EditOp::Replace | EditOp::Delete => find::wrap::pattern(matcher),
+            _ => None,
+        };
         let mut all = Vec::new();
         let mut anchors = Vec::new();
         // The first or n-th occurrence without an anchor is known once that many matches
@@ -309,7 +315,8 @@ impl Run {
                 all.extend(found);
                 continue;
             }
-            let found = self.text_matches(number, page_id, matcher, edit, spans)?;
+            let found =
+                self.text_matches(number, page_id, (matcher, wrap.as_ref()), edit, spans)?;
             if let Some(a) = &scope.anchor {
                 if let Some(pos) = anchor_end(&self.models[&number], a, icase) {
                     anchors.push((number, pos));
@@ -350,12 +357,13 @@ impl Run {
         Ok(page_matches(model, matcher, edit, Some(&mut drawn)))
     }
 
-    /// The matches of `edit` in the text of page `number`, filtered by region and span ids.
+    /// The matches of `edit` in the text of page `number`, filtered by region and span ids;
+    /// `wrap` is the matcher's pattern over line breaks ([`find::wrap::pattern`]).
     fn text_matches(
         &mut self,
         number: u32,
         page_id: ObjectId,
-        matcher: &find::Matcher,
+        (matcher, wrap): (&find::Matcher, Option<&regex::Regex>),
         edit: &Edit,
         spans: Option<&[crate::read::PageText]>,
     ) -> Result<Vec<Match>, Error> {
@@ -363,9 +371,13 @@ impl Run {
         let model = &self.models[&number];
         // A redaction looks for wrapped occurrences its own way (every one, over any
         // break: ops/redact); a replace or delete takes those within a column.
-        match edit.op {
-            EditOp::Replace => find::wrap::add_wrapped(model, matcher, &edit.replace, &mut found),
-            EditOp::Delete => find::wrap::add_wrapped(model, matcher, "", &mut found),
+        match (edit.op, wrap) {
+            (EditOp::Replace, Some(re)) => {
+                find::wrap::add_wrapped_by(model, matcher, re, &edit.replace, &mut found)
+            }
+            (EditOp::Delete, Some(re)) => {
+                find::wrap::add_wrapped_by(model, matcher, re, "", &mut found)
+            }
             _ => {}
         }
         let scope = &edit.scope;
