@@ -12,7 +12,7 @@
 use pdf_content::Glyph;
 use pdf_render::RawChar;
 
-use super::text::{build_lines_with, Breaks, PageGeom};
+use super::text::{build_lines_with, fold_forms, Breaks, PageGeom};
 use super::PageModel;
 
 /// How far apart (points, display space) a glyph's origin and PDFium's may lie, at least.
@@ -22,10 +22,117 @@ const SIZE_TOLERANCE: f64 = 0.12;
 /// Side of a bucket of the origin index, in points.
 const CELL_PT: f64 = 2.0;
 
+/// What laying reading onto glyphs takes of one of PDFium's characters (kept for a page
+/// whose reading waits until its model is used: [`Needs`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReadChar {
+    pub ch: Option<char>,
+    pub generated: bool,
+    pub origin: (f32, f32),
+}
+
+impl From<&RawChar> for ReadChar {
+    fn from(c: &RawChar) -> Self {
+        ReadChar {
+            ch: c.ch,
+            generated: c.generated,
+            origin: c.origin,
+        }
+    }
+}
+
+/// The characters a page's lines can hold once it takes reading, sorted: its glyphs' own
+/// text, every character PDFium gave it, each folded as lines fold presentation forms,
+/// and U+FFFD (a glyph with no text). A glyph's text after [`take_reading`] is its own or
+/// a run of PDFium's characters; a line adds only spaces.
+pub(crate) fn page_chars(glyphs: &[Glyph], chars: &[ReadChar]) -> Vec<char> {
+    let mut set: Vec<char> = glyphs
+        .iter()
+        .filter_map(|g| g.unicode.as_deref())
+        .flat_map(str::chars)
+        .chain(chars.iter().filter_map(|c| c.ch))
+        .chain(['\u{FFFD}'])
+        .collect();
+    set.sort_unstable();
+    set.dedup();
+    let folded = fold_forms(&set.iter().collect::<String>());
+    set.extend(folded.chars());
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
+/// The characters a find's text needs on a page to match there: a page whose characters
+/// ([`page_chars`]) lack one cannot hold a match even after taking reading, so reading is
+/// laid onto it only when its model is next used (by a find that may match there, an
+/// edit, or the output's marks).
+pub(crate) enum Needs {
+    /// A regular expression, or a find with an anchor (whose own text is looked for on
+    /// every page): every page is read.
+    Any,
+    /// An exact or whole-word phrase: each of these characters (its letters, digits and
+    /// punctuation; white space aside: lines turn every white space into a space).
+    Chars(Vec<char>),
+    /// A case-insensitive phrase: a character that each of these matches (one character
+    /// of the phrase each, matched as the find's own expression matches it).
+    Folded(Vec<regex::Regex>),
+}
+
+impl Needs {
+    pub(crate) fn of(matcher: &crate::find::Matcher, anchored: bool) -> Needs {
+        use crate::find::Matcher;
+        let distinct = |text: &str| {
+            let mut chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+            chars.sort_unstable();
+            chars.dedup();
+            chars
+        };
+        match matcher {
+            _ if anchored => Needs::Any,
+            Matcher::Exact(t) | Matcher::Word(t) => Needs::Chars(distinct(t)),
+            Matcher::Pattern(re, false) => {
+                // The escaped phrase: every character after a backslash is itself.
+                let mut text = String::new();
+                let mut escaped = false;
+                for c in re.as_str().chars() {
+                    if c == '\\' && !escaped {
+                        escaped = true;
+                        continue;
+                    }
+                    escaped = false;
+                    text.push(c);
+                }
+                let one = |c: char| {
+                    regex::RegexBuilder::new(&regex::escape(&c.to_string()))
+                        .case_insensitive(true)
+                        .build()
+                };
+                match distinct(&text).into_iter().map(one).collect() {
+                    Ok(each) => Needs::Folded(each),
+                    Err(_) => Needs::Any,
+                }
+            }
+            Matcher::Pattern(_, true) => Needs::Any,
+        }
+    }
+
+    /// Whether a page holding `chars` (sorted, [`page_chars`]) may match.
+    pub(crate) fn met_by(&self, chars: &[char]) -> bool {
+        match self {
+            Needs::Any => true,
+            Needs::Chars(need) => need.iter().all(|c| chars.binary_search(c).is_ok()),
+            Needs::Folded(need) => {
+                let text: String = chars.iter().collect();
+                need.iter().all(|re| re.is_match(&text))
+            }
+        }
+    }
+}
+
 /// Replaces each glyph's Unicode by PDFium's where PDFium has text for the glyph at the
 /// same origin and it differs, and rebuilds the lines with PDFium's word breaks. Returns
 /// how many glyphs took a different text or lost or gained a break (0: lines unchanged).
-pub(crate) fn take_reading(model: &mut PageModel, chars: &[RawChar]) -> usize {
+pub(crate) fn take_reading(model: &mut PageModel, chars: &[ReadChar]) -> usize {
     let placed = Placed::new(chars);
     let geom = model.geom;
     // Glyphs drawn at one origin (a bold made by overprinting) take one character each;
@@ -86,7 +193,7 @@ pub(crate) fn take_reading(model: &mut PageModel, chars: &[RawChar]) -> usize {
 
 /// PDFium's drawn characters, indexed by the cell of their origin.
 struct Placed<'a> {
-    chars: &'a [RawChar],
+    chars: &'a [ReadChar],
     /// `(row, column, index)` of every drawn character, sorted.
     cells: Vec<(i64, i64, usize)>,
     /// Each row of cells that holds characters, and where its characters start in
@@ -95,7 +202,7 @@ struct Placed<'a> {
 }
 
 impl<'a> Placed<'a> {
-    fn new(chars: &'a [RawChar]) -> Self {
+    fn new(chars: &'a [ReadChar]) -> Self {
         let mut cells: Vec<(i64, i64, usize)> = chars
             .iter()
             .enumerate()
