@@ -118,6 +118,7 @@ fn edit_inner(
         fonts: DocFonts::default(),
         models: HashMap::new(),
         read_taken: Default::default(),
+        read_pending: Default::default(),
         renders: HashMap::new(),
         result: EditResult {
             timings,
@@ -430,7 +431,7 @@ struct Outcome {
 /// verification, before encryption), the signatures of a redacted document removed, and
 /// the document written as an incremental update, encrypted again, or saved.
 fn write_output(
-    run: Run,
+    mut run: Run,
     bytes: &[u8],
     request: &EditRequest,
     opened: &Opened,
@@ -459,6 +460,8 @@ fn write_output(
         result.warnings.dedup();
         return Ok(result);
     }
+    // The marks below read the cached models' glyphs as the edits left them.
+    crate::run::lay_pending_reading(&mut run.models, &mut run.read_pending);
     // After a redaction `run.doc` is the pruned document that was saved and searched.
     let mut out = run.doc;
     // Pages whose models are still cached are unchanged since they were read.

@@ -10,12 +10,25 @@ use pdf_render::raster::Raster;
 
 use crate::find::{self, anchor_end, inside, mostly_overlaps, page_matches, select, Match};
 use crate::model::fonts::{DocFonts, Source};
+use crate::model::reading::{Needs, ReadChar};
 use crate::model::text::{build_lines, PageGeom};
 use crate::model::PageModel;
 use crate::ocr::{OcrOptions, OcrPage};
 use crate::types::FailReason;
 use crate::types::{Edit, EditOp, EditResult, Failed, MatchMode, Timings};
 use crate::Error;
+
+/// Lays the reading every page still waits for onto its model (see `Run::read_pending`).
+pub(crate) fn lay_pending_reading(
+    models: &mut HashMap<u32, PageModel>,
+    pending: &mut HashMap<u32, (Vec<ReadChar>, Vec<char>)>,
+) {
+    for (number, (chars, _)) in pending.drain() {
+        if let Some(model) = models.get_mut(&number) {
+            crate::model::reading::take_reading(model, &chars);
+        }
+    }
+}
 
 /// Milliseconds since `start`.
 pub(crate) fn ms_since(start: Instant) -> f64 {
@@ -37,6 +50,10 @@ pub(crate) struct Run {
     pub(crate) models: HashMap<u32, PageModel>,
     /// Pages whose model took PDFium's reading of its glyphs' text (reset with the model).
     pub(crate) read_taken: BTreeSet<u32>,
+    /// Pages of `read_taken` whose reading is not laid onto their model yet, with
+    /// PDFium's characters and the characters the page can hold
+    /// ([`crate::model::reading::Needs`]): laid when the model is next used.
+    pub(crate) read_pending: HashMap<u32, (Vec<ReadChar>, Vec<char>)>,
     pub(crate) renders: HashMap<u32, Raster>,
     pub(crate) result: EditResult,
     /// OCR of scanned pages, when the request asked for it.
@@ -115,6 +132,7 @@ impl Run {
             let lines = build_lines(&glyphs.glyphs);
             let geom = PageGeom::read(&self.doc, page_id);
             self.read_taken.remove(&number);
+            self.read_pending.remove(&number);
             self.models.insert(
                 number,
                 PageModel {
@@ -125,6 +143,12 @@ impl Run {
                     geom,
                 },
             );
+            self.result.timings.parse_ms += ms_since(start);
+        } else if let Some((chars, _)) = self.read_pending.remove(&number) {
+            let start = Instant::now();
+            if let Some(model) = self.models.get_mut(&number) {
+                crate::model::reading::take_reading(model, &chars);
+            }
             self.result.timings.parse_ms += ms_since(start);
         }
         self.models
@@ -139,6 +163,7 @@ impl Run {
         self.fonts = DocFonts::default();
         self.models.clear();
         self.read_taken.clear();
+        self.read_pending.clear();
     }
 
     /// Rolls the edit back to `snapshot` and records why it failed.
@@ -168,14 +193,16 @@ impl Run {
     /// When nothing is found in our glyphs' text, the pages take reading's text for their
     /// glyphs ([`crate::model::reading`]) and are looked at again, so a word `/v1/text`
     /// gave is found where it is drawn. Only an edit that would otherwise go unmatched
-    /// pays for reading the pages.
+    /// pays for reading the pages, and reading is laid onto a page only where the text
+    /// can be found then ([`Needs`]); elsewhere it waits until the page's model is used.
     pub(crate) fn find(
         &mut self,
         edit: &Edit,
         matcher: &find::Matcher,
         spans: Option<&[crate::read::PageText]>,
     ) -> Result<Vec<Match>, Error> {
-        let found = self.find_in_models(edit, matcher, spans)?;
+        let needs = Needs::of(matcher, edit.scope.anchor.is_some());
+        let found = self.find_in_models(edit, matcher, spans, &needs)?;
         if !found.is_empty() {
             return Ok(found);
         }
@@ -190,11 +217,11 @@ impl Run {
                 !scanned && !self.read_taken.contains(n)
             })
             .collect();
-        let changed = self.take_reading(&pages)?;
+        let changed = self.take_reading(&pages, &needs)?;
         if changed == 0 {
             return Ok(found);
         }
-        self.find_in_models(edit, matcher, spans)
+        self.find_in_models(edit, matcher, spans, &needs)
     }
 
     /// For a replace or delete that found nothing: the first place its text is drawn only
@@ -246,12 +273,14 @@ impl Run {
         .collect()
     }
 
-    /// [`Run::find`] in the page models as they are.
+    /// [`Run::find`] in the page models as they are (a page whose reading waits and
+    /// lacks a character the text `needs` is passed over: it holds no match).
     fn find_in_models(
         &mut self,
         edit: &Edit,
         matcher: &find::Matcher,
         spans: Option<&[crate::read::PageText]>,
+        needs: &Needs,
     ) -> Result<Vec<Match>, Error> {
         let pages = self.page_ids();
         let scope = &edit.scope;
@@ -267,10 +296,16 @@ impl Run {
         // pages. A replacement then comes in that order too, and is put in logical order
         // (plan/arabic.rs), so that pdftotext's text edited and given back round-trips.
         let visual = match by_text.then(|| find::visual_order(matcher)).flatten() {
-            Some(v) if !self.any_match(&pages, &wanted, matcher, edit)? => Some(v),
+            Some(v) if !self.any_match(&pages, &wanted, matcher, edit, needs)? => Some(v),
             _ => None,
         };
         let matcher = visual.as_ref().unwrap_or(matcher);
+        // A replace or delete also takes occurrences over a line break: their pattern is
+        // compiled once for every page.
+        let wrap = match edit.op {
+            EditOp::Replace | EditOp::Delete => find::wrap::pattern(matcher),
+            _ => None,
+        };
         let mut all = Vec::new();
         let mut anchors = Vec::new();
         // The first or n-th occurrence without an anchor is known once that many matches
@@ -284,6 +319,9 @@ impl Run {
             // A wrapped occurrence's later parts do not count (find/wrap.rs).
             if needed.is_some_and(|n| all.iter().filter(|m: &&Match| !m.wrapped).count() >= n) {
                 break;
+            }
+            if !self.may_match(number, needs) {
+                continue;
             }
             if let Some(scan) = self.scanned(number)? {
                 let geom = PageGeom::read(&self.doc, page_id);
@@ -309,7 +347,8 @@ impl Run {
                 all.extend(found);
                 continue;
             }
-            let found = self.text_matches(number, page_id, matcher, edit, spans)?;
+            let found =
+                self.text_matches(number, page_id, (matcher, wrap.as_ref()), edit, spans)?;
             if let Some(a) = &scope.anchor {
                 if let Some(pos) = anchor_end(&self.models[&number], a, icase) {
                     anchors.push((number, pos));
@@ -350,12 +389,13 @@ impl Run {
         Ok(page_matches(model, matcher, edit, Some(&mut drawn)))
     }
 
-    /// The matches of `edit` in the text of page `number`, filtered by region and span ids.
+    /// The matches of `edit` in the text of page `number`, filtered by region and span ids;
+    /// `wrap` is the matcher's pattern over line breaks ([`find::wrap::pattern`]).
     fn text_matches(
         &mut self,
         number: u32,
         page_id: ObjectId,
-        matcher: &find::Matcher,
+        (matcher, wrap): (&find::Matcher, Option<&regex::Regex>),
         edit: &Edit,
         spans: Option<&[crate::read::PageText]>,
     ) -> Result<Vec<Match>, Error> {
@@ -363,9 +403,13 @@ impl Run {
         let model = &self.models[&number];
         // A redaction looks for wrapped occurrences its own way (every one, over any
         // break: ops/redact); a replace or delete takes those within a column.
-        match edit.op {
-            EditOp::Replace => find::wrap::add_wrapped(model, matcher, &edit.replace, &mut found),
-            EditOp::Delete => find::wrap::add_wrapped(model, matcher, "", &mut found),
+        match (edit.op, wrap) {
+            (EditOp::Replace, Some(re)) => {
+                find::wrap::add_wrapped_by(model, matcher, re, &edit.replace, &mut found)
+            }
+            (EditOp::Delete, Some(re)) => {
+                find::wrap::add_wrapped_by(model, matcher, re, "", &mut found)
+            }
             _ => {}
         }
         let scope = &edit.scope;
@@ -383,7 +427,7 @@ impl Run {
 
     /// Lays PDFium's reading of `pages` onto their models' glyphs
     /// ([`crate::model::reading`]); how many glyphs or lines took a different text.
-    fn take_reading(&mut self, pages: &[u32]) -> Result<usize, Error> {
+    fn take_reading(&mut self, pages: &[u32], needs: &Needs) -> Result<usize, Error> {
         if pages.is_empty() {
             return Ok(0);
         }
@@ -403,12 +447,31 @@ impl Run {
             self.read_taken.insert(number);
             let chars = reader.page_chars(number.saturating_sub(1))?;
             let chars = crate::read::bidi::glyph_text_order(&chars);
-            if let Some(model) = self.models.get_mut(&number) {
+            let chars: Vec<ReadChar> = chars.iter().map(ReadChar::from).collect();
+            let Some(model) = self.models.get_mut(&number) else {
+                continue;
+            };
+            if matches!(needs, Needs::Any) {
                 changed += crate::model::reading::take_reading(model, &chars);
+                continue;
+            }
+            let set = crate::model::reading::page_chars(&model.glyphs.glyphs, &chars);
+            if needs.met_by(&set) {
+                changed += crate::model::reading::take_reading(model, &chars);
+            } else {
+                self.read_pending.insert(number, (chars, set));
             }
         }
         self.result.timings.parse_ms += ms_since(start);
         Ok(changed)
+    }
+
+    /// Whether page `number` may hold a match of a text that `needs` these characters:
+    /// not when its reading waits and it lacks one of them.
+    fn may_match(&self, number: u32, needs: &Needs) -> bool {
+        self.read_pending
+            .get(&number)
+            .is_none_or(|(_, chars)| needs.met_by(chars))
     }
 
     /// Whether `matcher` finds anything on the `wanted` pages (cut glyphs included).
@@ -418,8 +481,12 @@ impl Run {
         wanted: &BTreeSet<u32>,
         matcher: &find::Matcher,
         edit: &Edit,
+        needs: &Needs,
     ) -> Result<bool, Error> {
         for (&number, &page_id) in pages.iter().filter(|(n, _)| wanted.contains(n)) {
+            if !self.may_match(number, needs) {
+                continue;
+            }
             if !self
                 .drawn_matches(number, page_id, matcher, edit)?
                 .is_empty()

@@ -181,11 +181,22 @@ pub(crate) fn add_wrapped(
     replace: &str,
     out: &mut Vec<Match>,
 ) {
-    let Some(re) = pattern(matcher) else {
-        return;
-    };
+    if let Some(re) = pattern(matcher) {
+        add_wrapped_by(model, matcher, &re, replace, out);
+    }
+}
+
+/// [`add_wrapped`] with the matcher's [`pattern`] compiled already (once for every page
+/// of a find).
+pub(crate) fn add_wrapped_by(
+    model: &PageModel,
+    matcher: &Matcher,
+    re: &Regex,
+    replace: &str,
+    out: &mut Vec<Match>,
+) {
     for chain in columns(model) {
-        for parts in search(model, &chain, &re) {
+        for parts in search(model, &chain, re) {
             let found: Vec<&str> = parts.iter().map(|p| p.found.as_str()).collect();
             let Some(new) = replacement_of(matcher, &found.join("\n"), replace) else {
                 continue;
