@@ -1,8 +1,9 @@
 /**
  * `/v1/text` against `pdftotext` (issue 18 items 4 and 6): the engine's read of every page
  * (text and form fields, as the route asks) through the service's engine pool as the route
- * calls it (`readTextSplit`: a long read split over two free processes when the pool has
- * them), the same read in one engine process (`pool.readText`), and by the addon in this
+ * calls it (`readTextSplitJson`: a long read split over two free processes when the pool
+ * has them, and the response body written from the engine's JSON as the route does), the
+ * same read in one engine process (`pool.readText`), and by the addon in this
  * process (the engine without the pool's IPC), each against `pdftotext FILE -` (Poppler's
  * default mode, the text to stdout, timed as a process). They alternate run by run so they
  * meet the same machine load; medians. The document's budget scan is kept after the
@@ -14,7 +15,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config.js';
 import type { EnginePool } from '../src/engine/pool.js';
-import { readTextSplit } from '../src/engine/text-split.js';
+import { readTextSplitJson } from '../src/engine/text-split.js';
+import { rawIsSafe, textResponse } from '../src/routes/text.js';
 
 /** The addon, loaded in this thread for the in-process read. */
 interface Native {
@@ -50,6 +52,17 @@ function havePdftotext(): boolean {
   }
 }
 
+/** The route's read without OCR: the engine's JSON, written into the response body. */
+async function viaRouteRead(
+  pool: EnginePool,
+  task: { pdf: Buffer; text: boolean; forms: boolean },
+  pageCount: number,
+): Promise<Buffer> {
+  const json = await readTextSplitJson(pool, task, pageCount);
+  if (!rawIsSafe(json.pages) || !rawIsSafe(json.fields)) throw new Error('bench: not sent through');
+  return textResponse(pageCount, json);
+}
+
 /** Runs the cases; returns table rows (operation, document, p50 ms, pdftotext p50 ms, ratio). */
 export async function benchText(
   pool: EnginePool,
@@ -67,7 +80,7 @@ export async function benchText(
     // Warm-up: the pool's processes and this one each read it once, pdftotext is paged in.
     const first = await pool.readText(task);
     const pageCount = first.pages.length;
-    await readTextSplit(pool, task, pageCount);
+    await viaRouteRead(pool, task, pageCount);
     native.readText(pdf, { text: true, forms: true });
     pdftotext(c.file);
     const viaRoute: number[] = [];
@@ -76,7 +89,7 @@ export async function benchText(
     const poppler: number[] = [];
     for (let i = 0; i < c.runs; i++) {
       let t0 = process.hrtime.bigint();
-      await readTextSplit(pool, task, pageCount);
+      await viaRouteRead(pool, task, pageCount);
       viaRoute.push(ms(t0));
       t0 = process.hrtime.bigint();
       await pool.readText(task);

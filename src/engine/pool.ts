@@ -23,7 +23,7 @@ import type {
   TextTask,
   WorkerReply,
 } from './tasks.js';
-import { type TextReply, textOfReply } from './tasks.js';
+import { type TextJson, type TextReply, textJsonOfReply, textOfReply } from './tasks.js';
 
 /** The compiled engine process entry; it runs plain JS, so tests run after `npm run build:ts`. */
 const WORKER_FILE = path.join(PROJECT_ROOT, 'dist', 'src', 'engine', 'process-worker.js');
@@ -439,6 +439,11 @@ export class EnginePool {
 
   async readText(task: Omit<TextTask, 'op'>, timeoutMs?: number): Promise<EngineText> {
     return textOfReply(await this.run<TextReply>({ op: 'text', ...task }, timeoutMs));
+  }
+
+  /** `readText`'s answer as JSON text, not parsed here (`textJsonOfReply`). */
+  async readTextJson(task: Omit<TextTask, 'op'>, timeoutMs?: number): Promise<TextJson> {
+    return textJsonOfReply(await this.run<TextReply>({ op: 'text', ...task }, timeoutMs));
   }
 
   async render(task: Omit<RenderTask, 'op'>, timeoutMs?: number): Promise<Buffer> {

@@ -64,6 +64,42 @@ export function textOfReply(reply: TextReply): EngineText {
   ) as EngineText;
 }
 
+/**
+ * A text read's answer as JSON text rather than objects: its `pages` and `fields` arrays,
+ * each UTF-8 JSON of an array, cut out of the engine's `readTextJson` answer without
+ * parsing it (`/v1/text` writes them into its response as they are: src/routes/text.ts).
+ */
+export interface TextJson {
+  pages: Buffer;
+  fields: Buffer;
+}
+
+const PAGES_OPEN = Buffer.from('{"pages":');
+const FIELDS_KEY = Buffer.from('],"fields":');
+
+/**
+ * The `TextJson` of a text task's reply. The engine writes `{"pages":[...],"fields":[...]}`
+ * in that order (native/src/json.rs `text_result_json`); a quote inside a string is
+ * escaped, and no span or page has a member named "fields", so the last `],"fields":` is
+ * the one between the two arrays.
+ */
+export function textJsonOfReply(reply: TextReply): TextJson {
+  if (!(TEXT_JSON in reply))
+    return {
+      pages: Buffer.from(JSON.stringify(reply.pages)),
+      fields: Buffer.from(JSON.stringify(reply.fields)),
+    };
+  const bytes = reply[TEXT_JSON];
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const cut = buf.lastIndexOf(FIELDS_KEY);
+  if (!buf.subarray(0, PAGES_OPEN.length).equals(PAGES_OPEN) || cut < 0 || buf[buf.length - 1] !== 0x7d)
+    throw new Error('engine text JSON: unexpected shape');
+  return {
+    pages: buf.subarray(PAGES_OPEN.length, cut + 1),
+    fields: buf.subarray(cut + FIELDS_KEY.length, buf.length - 1),
+  };
+}
+
 export interface OpenTask {
   op: 'open';
   pdf: Uint8Array;

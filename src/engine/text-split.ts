@@ -1,5 +1,5 @@
 import type { EnginePool } from './pool.js';
-import type { EngineText, TextTask } from './tasks.js';
+import type { EngineText, TextJson, TextTask } from './tasks.js';
 
 /**
  * Reads of at least this many pages are split over two engine processes when both are
@@ -30,6 +30,48 @@ export async function readTextSplit(
   pageCount: number,
   timeoutMs?: number,
 ): Promise<EngineText> {
+  const halves = splitTask(engine, task, pageCount);
+  if (!halves) return engine.readText(task, timeoutMs);
+  const [first, second] = await Promise.all(halves.map((t) => engine.readText(t, timeoutMs)));
+  return { pages: [...first!.pages, ...second!.pages], fields: second!.fields };
+}
+
+/**
+ * `readTextSplit` as JSON text (`engine.readTextJson`): the halves' page arrays joined as
+ * text, nothing parsed. Not for OCR (its answer also carries the pages OCR'd).
+ */
+export async function readTextSplitJson(
+  engine: EnginePool,
+  task: Omit<TextTask, 'op'>,
+  pageCount: number,
+  timeoutMs?: number,
+): Promise<TextJson> {
+  const halves = splitTask(engine, task, pageCount);
+  if (!halves) return engine.readTextJson(task, timeoutMs);
+  const [first, second] = await Promise.all(halves.map((t) => engine.readTextJson(t, timeoutMs)));
+  return { pages: joinJsonArrays(first!.pages, second!.pages), fields: second!.fields };
+}
+
+/** Two JSON arrays' text joined into one array's (`[a,b]` and `[c]` give `[a,b,c]`). */
+export function joinJsonArrays(a: Buffer, b: Buffer): Buffer {
+  if (isEmptyJsonArray(a)) return b;
+  if (isEmptyJsonArray(b)) return a;
+  return Buffer.concat([a.subarray(0, a.length - 1), COMMA, b.subarray(1)]);
+}
+
+const COMMA = Buffer.from(',');
+
+/** The engine writes JSON without white space: an empty array is `[]`. */
+function isEmptyJsonArray(a: Buffer): boolean {
+  return a.length === 2;
+}
+
+/** The two halves' tasks when the read is split (see `readTextSplit`), else undefined. */
+function splitTask(
+  engine: EnginePool,
+  task: Omit<TextTask, 'op'>,
+  pageCount: number,
+): [Omit<TextTask, 'op'>, Omit<TextTask, 'op'>] | undefined {
   const pages = [...new Set(task.pages ?? Array.from({ length: pageCount }, (_, i) => i + 1))].sort(
     (a, b) => a - b,
   );
@@ -41,15 +83,11 @@ export async function readTextSplit(
     pages.every((p) => Number.isInteger(p) && p >= 1 && p <= pageCount) &&
     stats.free >= 2 &&
     stats.queued === 0;
-  if (!split) return engine.readText(task, timeoutMs);
+  if (!split) return undefined;
   const half = Math.ceil(pages.length / 2);
   const forms = task.forms !== false;
-  const [first, second] = await Promise.all([
-    engine.readText({ ...task, pages: pages.slice(0, half), forms: false }, timeoutMs),
-    engine.readText(
-      { ...task, pages: pages.slice(half), ...(forms ? { fieldPages: pages } : {}) },
-      timeoutMs,
-    ),
-  ]);
-  return { pages: [...first.pages, ...second.pages], fields: second.fields };
+  return [
+    { ...task, pages: pages.slice(0, half), forms: false },
+    { ...task, pages: pages.slice(half), ...(forms ? { fieldPages: pages } : {}) },
+  ];
 }

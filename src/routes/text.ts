@@ -4,7 +4,8 @@ import { engineBudgetMs, PLANS } from '../billing/plans.js';
 import { openSource } from '../domain/document.js';
 import { resolvePages } from '../domain/page-range.js';
 import { OcrCache, ocrBudgetMs, ocrCacheFor, ocrLanguages } from '../engine/ocr-cache.js';
-import { readTextSplit } from '../engine/text-split.js';
+import type { TextJson } from '../engine/tasks.js';
+import { readTextSplit, readTextSplitJson } from '../engine/text-split.js';
 import { ApiError } from '../kernel/api-error.js';
 import { errorResponses } from '../schemas/errors.js';
 import { ref } from '../schemas/ref.js';
@@ -29,7 +30,7 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
       },
       onRequest: [fastify.requireKey, fastify.rateLimit],
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = request.principal!;
       const body = request.body;
       if (body.ocr_languages !== undefined && body.ocr !== true)
@@ -40,30 +41,46 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
       const layers = body.layers ?? ['text', 'forms'];
       const cache = ocrCacheFor(fastify.config);
       const docKey = languages ? OcrCache.docKey(doc.bytes) : '';
-      // A long read without OCR is split over two free engine processes (text-split.ts).
-      const read = () =>
-        readTextSplit(
-          fastify.engine,
-          {
-            pdf: doc.bytes,
-            ...(doc.password !== undefined ? { password: doc.password } : {}),
-            pages,
-            limits: PLANS[principal?.plan ?? 'keyless'].engineLimits,
-            text: layers.includes('text'),
-            forms: layers.includes('forms'),
-            ...(languages
-              ? { ocr: { languages: languages.list, cached: cache.get(docKey, languages.joined) } }
-              : {}),
-          },
-          doc.info.pageCount,
-          ocrBudgetMs(
-            engineBudgetMs(principal?.plan ?? 'keyless', fastify.config.syncTimeoutMs),
-            languages ? (pages?.length ?? doc.info.pageCount) : 0,
-          ),
-        );
+      const task = {
+        pdf: doc.bytes,
+        ...(doc.password !== undefined ? { password: doc.password } : {}),
+        pages,
+        limits: PLANS[principal?.plan ?? 'keyless'].engineLimits,
+        text: layers.includes('text'),
+        forms: layers.includes('forms'),
+        ...(languages
+          ? { ocr: { languages: languages.list, cached: cache.get(docKey, languages.joined) } }
+          : {}),
+      };
+      const budget = ocrBudgetMs(
+        engineBudgetMs(principal?.plan ?? 'keyless', fastify.config.syncTimeoutMs),
+        languages ? (pages?.length ?? doc.info.pageCount) : 0,
+      );
+      if (!languages) {
+        // Without OCR the engine's JSON goes out as it came (no parse and serialise of a
+        // few MB on this process), when it is what the serializer would write (rawIsSafe).
+        // A long read is split over two free engine processes (text-split.ts).
+        const json = await readTextSplitJson(fastify.engine, task, doc.info.pageCount, budget);
+        const raw = {
+          pages: task.text ? json.pages : EMPTY,
+          fields: task.forms ? json.fields : EMPTY,
+        };
+        if (rawIsSafe(raw.pages) && rawIsSafe(raw.fields))
+          // A Buffer skips the serializer; the type provider only knows the schema's shape.
+          return reply
+            .type('application/json; charset=utf-8')
+            .send(textResponse(doc.info.pageCount, raw) as unknown as typeof TextResult.static);
+        return {
+          page_count: doc.info.pageCount,
+          pages: JSON.parse(raw.pages.toString('utf8')),
+          fields: JSON.parse(raw.fields.toString('utf8')),
+        } as typeof TextResult.static;
+      }
       // Free, but OCR costs like an edit: it takes one of the plan's concurrent edit slots.
-      const result = languages ? await fastify.editSlots(principal, read) : await read();
-      if (languages && result.ocr) cache.put(docKey, result.ocr);
+      const result = await fastify.editSlots(principal, () =>
+        readTextSplit(fastify.engine, task, doc.info.pageCount, budget),
+      );
+      if (result.ocr) cache.put(docKey, result.ocr);
       return {
         page_count: doc.info.pageCount,
         pages: layers.includes('text') ? result.pages : [],
@@ -71,4 +88,38 @@ export default async function textRoutes(app: FastifyInstance): Promise<void> {
       } as typeof TextResult.static;
     },
   );
+}
+
+const EMPTY = Buffer.from('[]');
+
+/** `{"page_count":N,"pages":[...],"fields":[...]}`: the `TextResult` as the serializer
+ * writes it (its members in the schema's order), from the engine's arrays as they are. */
+export function textResponse(pageCount: number, json: TextJson): Buffer {
+  return Buffer.concat([
+    Buffer.from(`{"page_count":${pageCount},"pages":`),
+    json.pages,
+    Buffer.from(',"fields":'),
+    json.fields,
+    Buffer.from('}'),
+  ]);
+}
+
+const NULL = Buffer.from('null');
+const NULL_MEMBERS = ['"value":', '"max_len":'].map((k) => Buffer.from(k));
+
+/**
+ * Whether the engine's JSON text parses to what the response serializer would write of
+ * it. The one difference: the engine writes a non-finite number as `null` (as
+ * JSON.stringify does), which the serializer writes as 0 where the schema wants a number;
+ * only a field's `value` and `max_len` may be null. A `null` anywhere else (or in a
+ * string, after `:`, `,` or `[`) sends the answer through the serializer instead.
+ */
+export function rawIsSafe(json: Buffer): boolean {
+  for (let at = json.indexOf(NULL); at >= 0; at = json.indexOf(NULL, at + 4)) {
+    const before = json[at - 1];
+    if (before !== 0x3a && before !== 0x2c && before !== 0x5b) continue; // : , [
+    if (before !== 0x3a) return false;
+    if (!NULL_MEMBERS.some((k) => at >= k.length && json.subarray(at - k.length, at).equals(k))) return false;
+  }
+  return true;
 }
