@@ -27,18 +27,7 @@ fn joined() -> Option<Vec<u8>> {
         eprintln!("SKIP: {LONG} or {TYPE3} not in the corpus");
         return None;
     }
-    let out = common::Scratch::new(b"");
-    let status = std::process::Command::new("qpdf")
-        .args(["--empty", "--pages"])
-        .args([&long, &type3, &long])
-        .arg("--")
-        .arg(&out.0)
-        .status();
-    if !status.is_ok_and(|s| s.success()) {
-        eprintln!("SKIP: qpdf not available");
-        return None;
-    }
-    std::fs::read(&out.0).ok()
+    common::qpdf_pages([&long, &type3, &long])
 }
 
 fn one(index: u32, op: EditOp, find: &str) -> Edit {

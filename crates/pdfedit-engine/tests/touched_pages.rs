@@ -36,19 +36,7 @@ fn tripled_as(shared: bool) -> Option<Vec<u8>> {
     } else {
         (0..3).map(|_| common::Scratch::new(&bytes)).collect()
     };
-    let files = (0..3).map(|i| &copies[i % copies.len()].0);
-    let out = common::Scratch::new(b"");
-    let status = std::process::Command::new("qpdf")
-        .args(["--empty", "--pages"])
-        .args(files)
-        .arg("--")
-        .arg(&out.0)
-        .status();
-    if !status.is_ok_and(|s| s.success()) {
-        eprintln!("SKIP: qpdf not available");
-        return None;
-    }
-    std::fs::read(&out.0).ok()
+    common::qpdf_pages((0..3).map(|i| &copies[i % copies.len()].0))
 }
 
 fn replace(pdf: &[u8], occurrence: Option<Occurrence>) -> EditResult {

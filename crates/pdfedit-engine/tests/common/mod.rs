@@ -142,6 +142,25 @@ impl Drop for Scratch {
     }
 }
 
+/// The pages of `files`, in order, as one document made by `qpdf --empty --pages`;
+/// `None` (with a SKIP line) when qpdf cannot make it.
+pub fn qpdf_pages<P: AsRef<std::path::Path>>(
+    files: impl IntoIterator<Item = P>,
+) -> Option<Vec<u8>> {
+    let out = Scratch::new(b"");
+    let status = Command::new("qpdf")
+        .args(["--empty", "--pages"])
+        .args(files.into_iter().map(|f| f.as_ref().to_path_buf()))
+        .arg("--")
+        .arg(&out.0)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("SKIP: qpdf not available");
+        return None;
+    }
+    std::fs::read(&out.0).ok()
+}
+
 /// Runs `cmd args… FILE tail…` on `pdf`; `None` when the tool cannot be started.
 pub fn run_tool(cmd: &str, args: &[&str], pdf: &[u8], tail: &[&str]) -> Option<Output> {
     let file = Scratch::new(pdf);
