@@ -142,10 +142,15 @@ function limitHint(message: string): { hint?: string } {
  * 32 MB (glibc's largest mmap threshold) now come from the heap, and up to 64 MB of free
  * heap stays mapped for the next render; larger blocks (a huge page's raster) are still
  * mapped and returned at once. The process's resident memory is bounded as before by the
- * pool's recycling. Operator settings in GLIBC_TUNABLES win (ours go first, later wins);
+ * pool's recycling. At most 2 malloc arenas: each further thread that allocated at once
+ * (V8's and libuv's helpers, PDFium) reserved another 64 MiB of address space, so a
+ * process's address space after a call varied by 64 MiB steps (889, 953 or 1017 MiB for
+ * the same open) and the near-the-ceiling check below retired healthy processes at random;
+ * the engine's work runs on one thread. Operator settings in GLIBC_TUNABLES win (ours go first, later wins);
  * other C libraries ignore the variable.
  */
-const MALLOC_TUNABLES = 'glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864';
+const MALLOC_TUNABLES =
+  'glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864:glibc.malloc.arena_max=2';
 
 export function withMallocTunables(current: string | undefined): string {
   return current ? `${MALLOC_TUNABLES}:${current}` : MALLOC_TUNABLES;
