@@ -4,7 +4,8 @@
  * HTTP on the one-page invoice.
  *
  * - Overhead: wall time of the HTTP exchange (request's bytes sent to the answer's last
- *   byte read, after a warm-up of `opts.warmup` calls of each kind) minus the
+ *   byte read, by a client on a thread of its own: bench/http-client.ts; after a warm-up
+ *   of `opts.warmup` calls of each kind) minus the
  *   engine's `timings.total_ms` in the answer, median; the document as an uploaded file
  *   (`source.file_id`) and as a multipart upload in the request.
  * - Memory: the service process's resident set over many edits (default 10,000; fewer with
@@ -21,18 +22,19 @@
  *   10 % when it ran none.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
 import { buildServer } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { ensureAccount } from '../src/domain/accounts.js';
 import { createKey } from '../src/domain/api-keys.js';
 import { blobBytesCache } from '../src/store/blob-bytes.js';
+import type { ClientAnswer, ClientCall } from './http-client.js';
 
 const MiB = 1024 * 1024;
 
@@ -45,7 +47,8 @@ export interface HttpBench {
     overheadP50: number;
     overheadP95: number;
     /** CPU time of this process per call (user + system, ms, median): the service's main
-     * thread and the HTTP client beside it; less at the mercy of other work than wall time. */
+     * thread and the HTTP client's thread, with the messages between them (the multipart
+     * form is copied to the client each call); less at the mercy of other work than wall time. */
     cpuP50: number;
   }[];
   rss?: RssBench;
@@ -140,9 +143,7 @@ export async function benchHttp(
     JOB_WORKERS: '0',
   });
   const api = await buildServer(config);
-  // node:http on a keep-alive agent: a light client, so that what is timed is the service
-  // (fetch's streams cost this process about a millisecond of CPU per call).
-  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  const client = new Worker(new URL('./http-client.js', import.meta.url));
   try {
     await api.listen({ host: '127.0.0.1', port: 0 });
     const base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
@@ -156,35 +157,25 @@ export async function benchHttp(
     // safely sends.
     let calls = 0;
     const fresh = () => ({ ...auth, 'idempotency-key': `bench-${process.pid}-${++calls}` });
-    // The wall time of one call runs from the request's bytes handed to the socket to the
-    // last byte of the answer read: building the client's request object and parsing the
-    // answer's JSON are this in-process client's own work (about 0.2 ms of this thread per
-    // call), which a caller elsewhere does on its own machine.
+    // The client runs on a thread of its own (bench/http-client.ts), which also times
+    // each call.
+    const pending = new Map<number, (a: ClientAnswer) => void>();
+    client.on('message', (a: ClientAnswer) => {
+      pending.get(a.id)?.(a);
+      pending.delete(a.id);
+    });
     const post = (headers: Record<string, string>, body: Buffer) =>
       new Promise<Timed>((resolve, reject) => {
-        const req = request(`${base}/v1/edit`, {
-          method: 'POST',
-          agent,
-          headers: { ...fresh(), ...headers },
+        const sent = { ...fresh(), ...headers };
+        const id = calls;
+        pending.set(id, (a) => {
+          if (a.error !== undefined) reject(new Error(`POST /v1/edit failed: ${a.error}`));
+          else if (a.status !== 200 || a.replayed) {
+            reject(new Error(`POST /v1/edit answered ${a.status} (not a fresh edit): ${a.text}`));
+          } else resolve({ answer: JSON.parse(a.text) as EditAnswer, wall: a.wall });
         });
-        let t0 = 0n;
-        req.on('error', reject);
-        req.on('response', (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', reject);
-          res.on('end', () => {
-            const wall = ms(t0);
-            const text = Buffer.concat(chunks).toString('utf8');
-            if (res.statusCode !== 200 || res.headers['idempotent-replayed']) {
-              reject(new Error(`POST /v1/edit answered ${res.statusCode} (not a fresh edit): ${text}`));
-            } else {
-              resolve({ answer: JSON.parse(text) as EditAnswer, wall });
-            }
-          });
-        });
-        t0 = process.hrtime.bigint();
-        req.end(body);
+        const call: ClientCall = { id, url: `${base}/v1/edit`, headers: sent, body };
+        client.postMessage(call);
       });
     const jsonBody = Buffer.from(json);
     const byFileId = () => post({ 'content-type': 'application/json' }, jsonBody);
@@ -251,7 +242,7 @@ export async function benchHttp(
     const rss = opts.rssEdits > 0 ? await rssOverEdits(api, byFileId, opts) : undefined;
     return { overhead, ...(rss ? { rss } : {}) };
   } finally {
-    agent.destroy();
+    await client.terminate();
     await api.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -217,7 +217,7 @@ async function httpBench(): Promise<void> {
     ]),
   ]);
   console.log(
-    "(overhead: wall time of the HTTP exchange, request's bytes sent to answer's last byte read, minus the engine's timings.total_ms in its answer; process CPU: this process's user + system time per call, the service and its in-process HTTP client)",
+    "(overhead: wall time of the HTTP exchange, request's bytes sent to answer's last byte read by a client on its own thread, minus the engine's timings.total_ms in its answer; process CPU: this process's user + system time per call, the service and its client thread)",
   );
   for (const o of r.overhead) check(`HTTP overhead over the engine, ${o.how}`, o.overheadP50, '<=', 3, 'ms');
   const m = r.rss;
