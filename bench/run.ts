@@ -5,7 +5,8 @@
  * A benchmark, not a test: it prints numbers and never fails on them.
  *
  * BENCH_ONLY (comma-separated: pool, text, edit, http, ocr, batch) runs some parts only;
- * BENCH_RSS_EDITS (default 10000) and BENCH_RSS_SECONDS (default 120) bound the memory run.
+ * BENCH_RSS_EDITS (default 10000) and BENCH_RSS_SECONDS (default 120) bound the memory run;
+ * BENCH_HTTP_WARMUP (default 200) is the HTTP part's warm-up calls of each kind.
  * Everything runs with the engine processes' malloc tunables (see the end of this file).
  */
 import { spawnSync } from 'node:child_process';
@@ -188,13 +189,14 @@ async function httpBench(): Promise<void> {
   const rssEdits = Math.max(0, Number(process.env.BENCH_RSS_EDITS ?? 10_000));
   const rssSeconds = Math.max(1, Number(process.env.BENCH_RSS_SECONDS ?? 120));
   const pdf = readFileSync(path.join(CORPUS, INVOICE));
+  const warmup = Math.max(0, Number(process.env.BENCH_HTTP_WARMUP ?? 200));
   const r = await benchHttp(
     pdf,
     { find: 'INV-0046', replace: 'INV-0064' },
-    { runs: 40, rssEdits, rssSeconds },
+    { runs: 40, warmup, rssEdits, rssSeconds },
   );
   console.log(
-    '\nPOST /v1/edit (sync, JSON answer) over HTTP on loopback, 1 page (invoice), 40 calls each (ms):\n',
+    `\nPOST /v1/edit (sync, JSON answer) over HTTP on loopback, 1 page (invoice), 40 calls each after ${warmup} of warm-up (ms):\n`,
   );
   print([
     [
@@ -215,7 +217,7 @@ async function httpBench(): Promise<void> {
     ]),
   ]);
   console.log(
-    "(overhead: wall time of the HTTP call minus the engine's timings.total_ms in its answer; process CPU: this process's user + system time per call, the service and its in-process HTTP client)",
+    "(overhead: wall time of the HTTP exchange, request's bytes sent to answer's last byte read by a client on its own thread, minus the engine's timings.total_ms in its answer; process CPU: this process's user + system time per call, the service and its client thread)",
   );
   for (const o of r.overhead) check(`HTTP overhead over the engine, ${o.how}`, o.overheadP50, '<=', 3, 'ms');
   const m = r.rss;

@@ -221,25 +221,17 @@ export async function chargeIn(
   // literal that spreads an object and then adds properties allocated 1-2 KB in V8's old
   // generation each time (garbage that only a full collection frees), three of them per
   // edit, about half of what an edit left there (issue 18 item 6; meter-garbage.test.ts).
-  const [existing] = await chargeQuery.rows(trx, { subject: key.subject, mode: key.mode, work_id: workId });
   const before = await usageOf(trx, subject, now);
-  if (existing) {
-    return {
-      workId,
-      billed: existing.billed,
-      allowancePages: existing.allowance_pages,
-      creditPages: existing.credit_pages,
-      overagePages: existing.overage_pages,
-      replayed: true,
-      remaining: before.remaining,
-    };
-  }
   const allowanceLeft = before.remaining - before.creditPages;
   const allowancePages = Math.min(billed, allowanceLeft);
   const creditPages = Math.min(billed - allowancePages, before.creditPages);
   const overagePages = billed - allowancePages - creditPages;
-  if (billed > 0) {
-    await chargeInsert.run(trx, {
+  // The ledger row is inserted unless the work id has one (its primary key): a work charged
+  // before is found by the insert that adds nothing, and only then read back, so a new
+  // charge (every edit's) runs three statements, not a read first and then these.
+  const inserted =
+    billed > 0 &&
+    (await chargeInsert.run(trx, {
       subject: key.subject,
       mode: key.mode,
       work_id: workId,
@@ -251,7 +243,8 @@ export async function chargeIn(
       credit_pages: creditPages,
       overage_pages: overagePages,
       created_at: now,
-    });
+    })) > 0;
+  if (inserted) {
     await addToTotals(trx, {
       subject: key.subject,
       mode: key.mode,
@@ -261,15 +254,37 @@ export async function chargeIn(
       credit_pages: creditPages,
       overage_pages: overagePages,
     });
+    return {
+      workId,
+      billed,
+      allowancePages,
+      creditPages,
+      overagePages,
+      replayed: false,
+      remaining: before.remaining - allowancePages - creditPages,
+    };
+  }
+  // Charged before (or nothing to bill now): the first charge of this work id, if any.
+  const [existing] = await chargeQuery.rows(trx, { subject: key.subject, mode: key.mode, work_id: workId });
+  if (existing) {
+    return {
+      workId,
+      billed: existing.billed,
+      allowancePages: existing.allowance_pages,
+      creditPages: existing.credit_pages,
+      overagePages: existing.overage_pages,
+      replayed: true,
+      remaining: before.remaining,
+    };
   }
   return {
     workId,
-    billed,
-    allowancePages,
-    creditPages,
-    overagePages,
+    billed: 0,
+    allowancePages: 0,
+    creditPages: 0,
+    overagePages: 0,
     replayed: false,
-    remaining: before.remaining - allowancePages - creditPages,
+    remaining: before.remaining,
   };
 }
 
@@ -305,7 +320,10 @@ const CHARGE_COLUMNS = [
 ] as const satisfies readonly (keyof UsageChargeRow)[];
 
 const chargeInsert = prepared<UsageChargeRow>(CHARGE_COLUMNS, (db, v) =>
-  billingDb(db).insertInto('usage_charges').values(v),
+  billingDb(db)
+    .insertInto('usage_charges')
+    .values(v)
+    .onConflict((oc) => oc.columns(['subject', 'mode', 'work_id']).doNothing()),
 );
 
 const totalsUpsert = prepared<Selectable<UsageTotalsTable>>(

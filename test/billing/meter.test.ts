@@ -117,6 +117,38 @@ describe.each(DB_KINDS)('metering on %s', (kind) => {
     expect(await usage(key)).toMatchObject({ pages_used: 3, remaining: 197 });
   });
 
+  it('charges new work in three statements, and finds work charged before by its insert', async () => {
+    const { key, subject } = await account();
+    // Every statement Kysely runs passes each plugin's transformResult (the transaction's
+    // begin and commit do not).
+    let statements = 0;
+    const counted = t.app.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        statements += 1;
+        return args.result;
+      },
+    });
+    const first = await charge(counted, subject, 'req_counted', 2, {}, NOV);
+    // (PostgreSQL takes the subject's advisory lock first: one statement more.)
+    const lock = kind === 'postgres' ? 1 : 0;
+    // The usage read, the ledger row, the running total.
+    expect({ statements, replayed: first.replayed, billed: first.billed }).toEqual({
+      statements: 3 + lock,
+      replayed: false,
+      billed: 2,
+    });
+    statements = 0;
+    const again = await charge(counted, subject, 'req_counted', 2, {}, NOV);
+    // The usage read, the insert that adds nothing, the first charge read back.
+    expect({ statements, replayed: again.replayed, billed: again.billed }).toEqual({
+      statements: 3 + lock,
+      replayed: true,
+      billed: 2,
+    });
+    expect(await usage(key)).toMatchObject({ pages_used: 2, remaining: 198 });
+  });
+
   it('counts an OCR page five times and bills nothing for zero pages', async () => {
     const { key, subject } = await account();
     expect((await charge(t.app.db, subject, 'req_ocr', 3, { ocrPages: 2 }, NOV)).billed).toBe(11);

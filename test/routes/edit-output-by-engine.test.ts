@@ -138,6 +138,36 @@ describe.skipIf(!HAVE_CORPUS)('sync edit: output written by the engine process',
     }
   });
 
+  it("writes the request's document copy (lazy previews' before side) once the engine has the task", async () => {
+    const blobs = a.t.app.blobs as DiskBlobStore;
+    const engine = a.t.app.engine;
+    const events: string[] = [];
+    const orig = engine.edit.bind(engine);
+    const spy = vi.spyOn(engine, 'edit').mockImplementation((task, ms) => {
+      events.push('engine');
+      return orig(task, ms);
+    });
+    const origPut = blobs.put.bind(blobs);
+    const put = vi.spyOn(blobs, 'put').mockImplementation((key, bytes, opts) => {
+      events.push('put');
+      return origPut(key, bytes, opts);
+    });
+    try {
+      const res = await a.edit('invoice.pdf', edits, undefined, { 'idempotency-key': 'copy-after-engine' });
+      expect(res.statusCode, res.body).toBe(200);
+      // The copy is this process's only put (the engine writes the output), and it waits
+      // for nothing the engine does: it is written while the engine works.
+      expect(events).toEqual(['engine', 'put']);
+      const link = new URL(
+        (res.json() as { changes: { before_preview_url: string }[] }).changes[0]!.before_preview_url,
+      );
+      expect(link.searchParams.get('before')).toBeTruthy();
+    } finally {
+      spy.mockRestore();
+      put.mockRestore();
+    }
+  });
+
   it('does not ask the engine to write when the output row could not be reserved', async () => {
     const blobs = a.t.app.blobs as DiskBlobStore;
     const db = a.t.app.db;
