@@ -164,4 +164,37 @@ describe.skipIf(!HAVE_CORPUS)('options.template_cache', () => {
     expect((next as PromiseFulfilledResult<EngineEditResult>).value.changes.length).toBeGreaterThan(0);
     expect(pool.pids[0]).not.toBe(pid);
   });
+
+  it('sends the bytes again when a process does not hold the template the pool thought it held', async () => {
+    // The pool mirrors each process's shelf; should they disagree, the process answers that
+    // it lacks the template and the pool sends it the bytes, also for a record that was
+    // waiting in the process behind that one.
+    const fresh = new EnginePool({
+      pdfiumLibPath: loadConfig({}).pdfiumLibPath,
+      processes: 1,
+      timeoutMs: 60_000,
+    });
+    try {
+      fresh.start();
+      const slots = (
+        fresh as unknown as {
+          slots: Set<{ ready: boolean; templates: { put(k: string, v: true, n: number): void } }>;
+        }
+      ).slots;
+      const until = Date.now() + 10_000;
+      while (![...slots].some((s) => s.ready) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 20));
+      // The first template object this pool sees gets key '1': claim the process holds it.
+      for (const slot of slots) slot.templates.put('1', true, 1);
+      const template = readFileSync(corpusPath(INVOICE));
+      const results = await Promise.all([1, 2, 3].map((i) => templateRecord(template, i, fresh)));
+      for (const r of results) {
+        expect(r.changes.length).toBeGreaterThan(0);
+        expect(r.unmatched).toEqual([]);
+      }
+      expect(fresh.stats.completed).toBe(3);
+    } finally {
+      await fresh.close();
+    }
+  });
 });
