@@ -383,8 +383,9 @@ export class EnginePool {
     // A batch record at the head of the queue goes to a process running a record of the
     // same template, to wait in its channel: the process starts it as soon as it answers,
     // instead of idling until this process has handled the answer and sent the next call
-    // (between a batch's store writes that took a tenth of each engine process's time with
-    // two processes). Only behind the same template, whose records cost about the same, so
+    // (this process is busy with other records' store writes meanwhile: in the batch bench
+    // with two engine processes, each was idle about a sixth of the time). Only behind the
+    // same template, whose records cost about the same, so
     // a record never waits long behind a call that another process would have started
     // sooner; one at most; the queue's order is kept.
     for (const slot of this.slots) {
