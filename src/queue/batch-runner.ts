@@ -1,4 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { sql } from 'kysely';
 import { charge } from '../billing/meter.js';
 import { fillEdits, MissingPlaceholderError } from '../domain/batch-placeholders.js';
 import { failedEntries, unmatchedEntries } from '../domain/edit-failures.js';
@@ -9,6 +10,7 @@ import { sampleMarkFor } from '../domain/sample-mark.js';
 import { ApiError } from '../kernel/api-error.js';
 import { Edits } from '../schemas/edit.js';
 import type { JobRecordRow, JobRow, RecordStatus } from '../store/jobs-schema.js';
+import { prepared } from '../store/prepared.js';
 import { finishJob } from './finish.js';
 import { jobOwner, jobSubject, MAX_ATTEMPTS, type RunnerContext } from './job-context.js';
 import { claimRecords, joinBatch, unclaimRecords } from './leases.js';
@@ -173,21 +175,51 @@ async function runAndStore(
       }),
     );
   }
-  await jobsDb(svc.db)
-    .updateTable('job_records')
-    .set({
-      status: entry.status,
-      result: JSON.stringify(entry),
-      pages_billed: entry.pages,
-      changes_count: entry.changes.length,
-      owner: null,
-      lease_until: 0,
-    })
-    .where('job_id', '=', job.id)
-    .where('idx', '=', record.idx)
-    .where('owner', '=', owner)
-    .execute();
+  await storeRecord.run(svc.db, {
+    status: entry.status,
+    result: JSON.stringify(entry),
+    pages: entry.pages,
+    changes: entry.changes.length,
+    zero: 0,
+    jobId: job.id,
+    idx: record.idx,
+    owner,
+  });
 }
+
+type StoreRecordValues = {
+  status: RecordEntry['status'];
+  result: string;
+  pages: number;
+  changes: number;
+  zero: 0;
+  jobId: string;
+  idx: number;
+  owner: string;
+};
+
+/**
+ * A finished record's entry, its lease given up; only while `owner` still holds it (a
+ * record whose lease lapsed and was claimed again belongs to its new holder). Compiled
+ * once (src/store/prepared.ts): it runs for every record.
+ */
+const storeRecord = prepared<StoreRecordValues>(
+  ['status', 'result', 'pages', 'changes', 'zero', 'jobId', 'idx', 'owner'],
+  (db, v) =>
+    jobsDb(db)
+      .updateTable('job_records')
+      .set({
+        status: v.status,
+        result: v.result,
+        pages_billed: v.pages,
+        changes_count: v.changes,
+        owner: sql<null>`null`,
+        lease_until: v.zero,
+      })
+      .where('job_id', '=', v.jobId)
+      .where('idx', '=', v.idx)
+      .where('owner', '=', v.owner),
+);
 
 interface RecordEntry {
   index: number;

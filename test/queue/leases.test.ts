@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CompiledQuery } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureAccount } from '../../src/domain/accounts.js';
 import { jobsDb } from '../../src/domain/jobs.js';
-import { claimRecords, unclaimRecords } from '../../src/queue/leases.js';
+import { claimQuery, claimRecords, unclaimRecords } from '../../src/queue/leases.js';
 import { migrateToLatest, type OpenDatabase, openDatabase } from '../../src/store/db.js';
 
 const JOB = 'job_leasestest';
@@ -112,5 +113,42 @@ describe('batch record claims', () => {
     expect(await claimRecords(db, JOB, 'b', 100 + 2 * LEASE, LEASE, 5)).toEqual([
       expect.objectContaining({ idx: 9, owner: 'b', attempts: 2 }),
     ]);
+  });
+  it('takes expired and pending records lowest first together', async () => {
+    const db = opened.db;
+    await claimRecords(db, JOB, 'a', 100, LEASE, 3); // 0, 1, 2
+    await jobsDb(db).updateTable('job_records').set({ status: 'done' }).where('idx', 'in', [0, 3]).execute();
+    // 1 and 2 expired (a died), 3 done, 4.. pending.
+    const got = await claimRecords(db, JOB, 'b', 100 + LEASE, LEASE, 3);
+    expect(got.map((r) => [r.idx, r.attempts])).toEqual([
+      [1, 2],
+      [2, 2],
+      [4, 1],
+    ]);
+  });
+
+  it("finds claimable records through the claim index, not by walking the batch's finished ones", async () => {
+    // The claim runs every few records: walking the primary key from the batch's first
+    // record past every finished one made each claim cost grow with the records done.
+    const q = claimQuery(opened.db, {
+      jobId: JOB,
+      owner: 'a',
+      now: 100,
+      leaseUntil: 100 + LEASE,
+      max: 4,
+      pending: 'pending',
+      running: 'running',
+      one: 1,
+    }).compile();
+    const plan = await opened.db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]),
+    );
+    const steps = plan.rows.map((r) => r.detail);
+    // Every read of job_records is a search with the status fixed (the claim index) or by
+    // the exact primary key (the update's own rows), never a walk of the job's records.
+    const reads = steps.filter((d) => /job_records/.test(d));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const d of reads)
+      expect(d).toMatch(/job_records_claim_idx \(job_id=\? AND status=\?\)|\(job_id=\? AND idx=\?\)/);
   });
 });
