@@ -7,6 +7,7 @@
 //! encrypted again with the same security handler, permissions and keys.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use lopdf::encryption::EncryptionState;
@@ -225,17 +226,27 @@ struct Opened {
     docmdp: Option<i64>,
 }
 
+/// Edits of this process that edited the document the budget scan parsed (for tests).
+static SCAN_PARSES_TAKEN: AtomicU64 = AtomicU64::new(0);
+
+/// How many of this process's edits took the document the budget scan had just parsed
+/// instead of parsing the bytes again.
+pub fn scan_parses_taken() -> u64 {
+    SCAN_PARSES_TAKEN.load(Ordering::Relaxed)
+}
+
 /// Opens the document (decrypted) under the request's limits: refused when it is signed
 /// and `break_signature` is not set; `None` when it is encrypted with a handler the writer
 /// cannot write back.
 fn open(bytes: &[u8], request: &EditRequest) -> Result<Option<(Document, Opened)>, EditError> {
     let password = request.password.as_deref();
     // The facts without every page loaded: an edit reads only the pages it touches.
-    let info = if request.options.template_cache {
+    // With them, the document the budget scan parsed when the scan ran now.
+    let (info, scanned) = if request.options.template_cache {
         // A stored document edited again: its facts as this process found them before.
         crate::open::facts_kept::open_facts_kept(bytes, password, &request.options.limits)?
     } else {
-        crate::open::open_facts_within(bytes, password, &request.options.limits)?
+        crate::open::open_facts_loading(bytes, password, &request.options.limits)?
     };
     if !info.signatures.is_empty() && !request.options.break_signature {
         return Err(EditError::SignedDocument);
@@ -248,7 +259,15 @@ fn open(bytes: &[u8], request: &EditRequest) -> Result<Option<(Document, Opened)
         };
         (doc, Some(state))
     } else {
-        let doc = Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?;
+        // The scan's parse is this very load (the password only matters to an encrypted
+        // file); one lopdf took as encrypted where PDFium did not is loaded as before.
+        let doc = match scanned.filter(|d| d.encryption_state.is_none()) {
+            Some(doc) => {
+                SCAN_PARSES_TAKEN.fetch_add(1, Ordering::Relaxed);
+                doc
+            }
+            None => Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?,
+        };
         (doc, None)
     };
     crate::open::check_pages(&doc, info.page_count)?;
