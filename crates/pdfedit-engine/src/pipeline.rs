@@ -20,7 +20,7 @@ use crate::open::crypt;
 use crate::ops::{annot, edited_mark, form, mark, redact};
 use crate::plan::style;
 use crate::run::{ms_since, timed, OcrRun, Run};
-use crate::save::{incremental, save, signatures};
+use crate::save::{incremental, save_in_place, signatures};
 use crate::types::FailReason;
 use crate::types::*;
 use crate::Error;
@@ -80,7 +80,7 @@ fn edit_inner(
         }),
         None => None,
     };
-    let Some((doc, opened)) = open(bytes, request)? else {
+    let Some((mut doc, opened)) = open(bytes, request)? else {
         // PDFium opened it with this password, so the password is right: what is missing
         // is our writer's support for this security handler. Refuse per edit, as data.
         return Ok(refuse_all(
@@ -111,7 +111,7 @@ fn edit_inner(
     let kept_id = known.as_ref().map(|k| k.id);
     let current = match known {
         Some(k) => k.saved,
-        None => timed(&mut timings.save_ms, || save(&doc))?,
+        None => timed(&mut timings.save_ms, || save_in_place(&mut doc))?,
     };
     let mut run = Run {
         current,
@@ -430,7 +430,9 @@ fn ocr_text_layer(run: &mut Run, request: &EditRequest) -> Result<bool, Error> {
         layered |= n > 0;
     }
     if layered {
-        run.current = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+        run.current = timed(&mut run.result.timings.save_ms, || {
+            save_in_place(&mut run.doc)
+        })?;
         run.result.warnings.push("ocr_text_layer".into());
     }
     Ok(layered)
@@ -515,9 +517,9 @@ fn write_output(
         (Some(state), None) => timed(&mut t.save_ms, || {
             out.encrypt(state)
                 .map_err(|e| Error::Engine(format!("re-encrypting the output: {e}")))?;
-            save(&out)
+            save_in_place(&mut out)
         })?,
-        (None, None) if marked || unsigned => timed(&mut t.save_ms, || save(&out))?,
+        (None, None) if marked || unsigned => timed(&mut t.save_ms, || save_in_place(&mut out))?,
         (None, None) => run.current,
     };
     result.warnings.dedup();
@@ -548,7 +550,7 @@ fn stamp_edited(
     let plain = if edited_pages.iter().all(|p| renders.contains_key(p)) {
         None
     } else {
-        Some(timed(&mut result.timings.save_ms, || save(out))?)
+        Some(timed(&mut result.timings.save_ms, || save_in_place(out))?)
     };
     let numbers = ids.iter().map(|(n, id)| (*id, *n)).collect();
     let mut check = edited_mark::BlankCheck::new(plain.as_deref(), numbers, renders);
