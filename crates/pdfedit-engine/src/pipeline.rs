@@ -253,19 +253,26 @@ fn open(bytes: &[u8], request: &EditRequest) -> Result<Option<(Document, Opened)
     }
     // Encrypted input: decrypt with the given password, edit and verify the plain
     // document, and encrypt the output again with the same security handler and keys.
+    // The budget scan loads as these loads do (the same password; for an encrypted file
+    // that lopdf reads only once its trailer is patched, `crypt::open_encrypted` itself),
+    // so its parse is taken when it decrypted exactly when PDFium found encryption;
+    // otherwise the document is loaded here as before.
+    let scanned = scanned.filter(|d| d.encryption_state.is_some() == info.encrypted);
+    if scanned.is_some() {
+        SCAN_PARSES_TAKEN.fetch_add(1, Ordering::Relaxed);
+    }
     let (doc, protection) = if info.encrypted {
-        let Some((doc, state)) = crypt::open_encrypted(bytes, password.unwrap_or("")) else {
+        let opened = match scanned {
+            Some(doc) => doc.encryption_state.clone().map(|state| (doc, state)),
+            None => crypt::open_encrypted(bytes, password.unwrap_or("")),
+        };
+        let Some((doc, state)) = opened else {
             return Ok(None);
         };
         (doc, Some(state))
     } else {
-        // The scan's parse is this very load (the password only matters to an encrypted
-        // file); one lopdf took as encrypted where PDFium did not is loaded as before.
-        let doc = match scanned.filter(|d| d.encryption_state.is_none()) {
-            Some(doc) => {
-                SCAN_PARSES_TAKEN.fetch_add(1, Ordering::Relaxed);
-                doc
-            }
+        let doc = match scanned {
+            Some(doc) => doc,
             None => Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?,
         };
         (doc, None)
