@@ -38,6 +38,7 @@ pub use read::{read_text, read_text_within, Fields, PageText, Span, TextResult};
 /// Editing: the request and result shapes and [`edit::edit`], the entry point.
 pub mod edit {
     pub use crate::open::facts_kept::found as template_facts_kept;
+    pub use crate::pipeline::scan_parses_taken;
     pub use crate::pipeline::{edit, locate, EditError};
     pub use crate::plan::style::{list_fonts, FontEntry};
     pub use crate::template::hits as template_cache_hits;

@@ -7,6 +7,7 @@
 //! encrypted again with the same security handler, permissions and keys.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use lopdf::encryption::EncryptionState;
@@ -19,7 +20,7 @@ use crate::open::crypt;
 use crate::ops::{annot, edited_mark, form, mark, redact};
 use crate::plan::style;
 use crate::run::{ms_since, timed, OcrRun, Run};
-use crate::save::{incremental, save, signatures};
+use crate::save::{incremental, save_in_place, signatures};
 use crate::types::FailReason;
 use crate::types::*;
 use crate::Error;
@@ -79,7 +80,7 @@ fn edit_inner(
         }),
         None => None,
     };
-    let Some((doc, opened)) = open(bytes, request)? else {
+    let Some((mut doc, opened)) = open(bytes, request)? else {
         // PDFium opened it with this password, so the password is right: what is missing
         // is our writer's support for this security handler. Refuse per edit, as data.
         return Ok(refuse_all(
@@ -110,7 +111,7 @@ fn edit_inner(
     let kept_id = known.as_ref().map(|k| k.id);
     let current = match known {
         Some(k) => k.saved,
-        None => timed(&mut timings.save_ms, || save(&doc))?,
+        None => timed(&mut timings.save_ms, || save_in_place(&mut doc))?,
     };
     let mut run = Run {
         current,
@@ -225,30 +226,55 @@ struct Opened {
     docmdp: Option<i64>,
 }
 
+/// Edits of this process that edited the document the budget scan parsed (for tests).
+static SCAN_PARSES_TAKEN: AtomicU64 = AtomicU64::new(0);
+
+/// How many of this process's edits took the document the budget scan had just parsed
+/// instead of parsing the bytes again.
+pub fn scan_parses_taken() -> u64 {
+    SCAN_PARSES_TAKEN.load(Ordering::Relaxed)
+}
+
 /// Opens the document (decrypted) under the request's limits: refused when it is signed
 /// and `break_signature` is not set; `None` when it is encrypted with a handler the writer
 /// cannot write back.
 fn open(bytes: &[u8], request: &EditRequest) -> Result<Option<(Document, Opened)>, EditError> {
     let password = request.password.as_deref();
     // The facts without every page loaded: an edit reads only the pages it touches.
-    let info = if request.options.template_cache {
+    // With them, the document the budget scan parsed when the scan ran now.
+    let (info, scanned) = if request.options.template_cache {
         // A stored document edited again: its facts as this process found them before.
         crate::open::facts_kept::open_facts_kept(bytes, password, &request.options.limits)?
     } else {
-        crate::open::open_facts_within(bytes, password, &request.options.limits)?
+        crate::open::open_facts_loading(bytes, password, &request.options.limits)?
     };
     if !info.signatures.is_empty() && !request.options.break_signature {
         return Err(EditError::SignedDocument);
     }
     // Encrypted input: decrypt with the given password, edit and verify the plain
     // document, and encrypt the output again with the same security handler and keys.
+    // The budget scan loads as these loads do (the same password; for an encrypted file
+    // that lopdf reads only once its trailer is patched, `crypt::open_encrypted` itself),
+    // so its parse is taken when it decrypted exactly when PDFium found encryption;
+    // otherwise the document is loaded here as before.
+    let scanned = scanned.filter(|d| d.encryption_state.is_some() == info.encrypted);
+    if scanned.is_some() {
+        SCAN_PARSES_TAKEN.fetch_add(1, Ordering::Relaxed);
+    }
     let (doc, protection) = if info.encrypted {
-        let Some((doc, state)) = crypt::open_encrypted(bytes, password.unwrap_or("")) else {
+        let opened = match scanned {
+            Some(doc) => doc.encryption_state.clone().map(|state| (doc, state)),
+            None => crypt::open_encrypted(bytes, password.unwrap_or("")),
+        };
+        let Some((doc, state)) = opened else {
             return Ok(None);
         };
         (doc, Some(state))
     } else {
-        let doc = Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?;
+        let doc = match scanned {
+            Some(doc) => doc,
+            None => Document::load_mem(bytes).map_err(|e| Error::Unsupported(e.to_string()))?,
+        };
         (doc, None)
     };
     crate::open::check_pages(&doc, info.page_count)?;
@@ -411,7 +437,9 @@ fn ocr_text_layer(run: &mut Run, request: &EditRequest) -> Result<bool, Error> {
         layered |= n > 0;
     }
     if layered {
-        run.current = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+        run.current = timed(&mut run.result.timings.save_ms, || {
+            save_in_place(&mut run.doc)
+        })?;
         run.result.warnings.push("ocr_text_layer".into());
     }
     Ok(layered)
@@ -496,9 +524,9 @@ fn write_output(
         (Some(state), None) => timed(&mut t.save_ms, || {
             out.encrypt(state)
                 .map_err(|e| Error::Engine(format!("re-encrypting the output: {e}")))?;
-            save(&out)
+            save_in_place(&mut out)
         })?,
-        (None, None) if marked || unsigned => timed(&mut t.save_ms, || save(&out))?,
+        (None, None) if marked || unsigned => timed(&mut t.save_ms, || save_in_place(&mut out))?,
         (None, None) => run.current,
     };
     result.warnings.dedup();
@@ -529,7 +557,7 @@ fn stamp_edited(
     let plain = if edited_pages.iter().all(|p| renders.contains_key(p)) {
         None
     } else {
-        Some(timed(&mut result.timings.save_ms, || save(out))?)
+        Some(timed(&mut result.timings.save_ms, || save_in_place(out))?)
     };
     let numbers = ids.iter().map(|(n, id)| (*id, *n)).collect();
     let mut check = edited_mark::BlankCheck::new(plain.as_deref(), numbers, renders);

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use pdf_render::DocInfo;
 
-use super::{budget, open_facts_within, Limits};
+use super::{budget, open_facts_loading, Limits};
 use crate::Result;
 
 static FOUND: AtomicU64 = AtomicU64::new(0);
@@ -21,21 +21,22 @@ pub fn found() -> u64 {
     FOUND.load(Ordering::Relaxed)
 }
 
-/// [`open_facts_within`], or the facts kept for exactly these bytes (opened without a
-/// password, not encrypted) once they pass the budget scan of `limits` again. The run keeps
-/// what it found with its template (`crate::template::register`).
+/// [`open_facts_loading`], or the facts kept for exactly these bytes (opened without a
+/// password, not encrypted) once they pass the budget scan of `limits` again (the
+/// document the scan loaded handed back when it ran now). The run keeps what it found
+/// with its template (`crate::template::register`).
 pub(crate) fn open_facts_kept(
     bytes: &[u8],
     password: Option<&str>,
     limits: &Limits,
-) -> Result<DocInfo> {
+) -> Result<(DocInfo, Option<lopdf::Document>)> {
     if password.is_none() {
         if let Some(info) = crate::template::facts_of(bytes) {
-            let scan = budget::scan_kept(bytes, None, limits)?;
+            let (scan, loaded) = budget::scan_kept_loading(bytes, None, limits)?;
             budget::check_page_count(&scan, info.page_count)?;
             FOUND.fetch_add(1, Ordering::Relaxed);
-            return Ok(info);
+            return Ok((info, loaded));
         }
     }
-    open_facts_within(bytes, password, limits)
+    open_facts_loading(bytes, password, limits)
 }

@@ -27,8 +27,18 @@ pub fn open_info_within(bytes: &[u8], password: Option<&str>, limits: &Limits) -
 /// [`pdf_render::Document::facts`]): what an edit needs, at the cost of opening the
 /// document, not of loading every page.
 pub fn open_facts_within(bytes: &[u8], password: Option<&str>, limits: &Limits) -> Result<DocInfo> {
-    let doc = open_checked(bytes, password, limits)?;
-    Ok(doc.facts()?)
+    Ok(open_facts_loading(bytes, password, limits)?.0)
+}
+
+/// [`open_facts_within`], with the document lopdf loaded for the budget scan when the scan
+/// ran now (see [`budget::scan_kept_loading`]): an edit parses the bytes once.
+pub(crate) fn open_facts_loading(
+    bytes: &[u8],
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<(DocInfo, Option<lopdf::Document>)> {
+    let (doc, loaded) = open_checked_loading(bytes, password, limits)?;
+    Ok((doc.facts()?, loaded))
 }
 
 /// Opens `bytes` in PDFium after [`budget::scan`] passed (now, or earlier in this process:
@@ -38,10 +48,19 @@ pub(crate) fn open_checked<'a>(
     password: Option<&str>,
     limits: &Limits,
 ) -> Result<pdf_render::Document<'a>> {
-    let scan = budget::scan_kept(bytes, password, limits)?;
+    Ok(open_checked_loading(bytes, password, limits)?.0)
+}
+
+/// [`open_checked`], with the document lopdf loaded for the scan when it ran now.
+fn open_checked_loading<'a>(
+    bytes: &'a [u8],
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<(pdf_render::Document<'a>, Option<lopdf::Document>)> {
+    let (scan, loaded) = budget::scan_kept_loading(bytes, password, limits)?;
     let doc = pdf_render::Document::open(bytes, password)?;
     budget::check_page_count(&scan, doc.page_count())?;
-    Ok(doc)
+    Ok((doc, loaded))
 }
 
 /// Largest page side an edit accepts, in points: PDF's own limit (ISO 32000-1, Annex C:

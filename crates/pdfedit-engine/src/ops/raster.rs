@@ -29,7 +29,7 @@ use crate::image::samples::{rewrite_stream, PixelRect, Samples};
 use crate::model::text::PageGeom;
 use crate::ocr::{self, OcrWord};
 use crate::run::{timed, Run};
-use crate::save::save;
+use crate::save::save_in_place;
 use crate::types::{Change, Edit, EditOp, Timings};
 use crate::Error;
 
@@ -1055,7 +1055,9 @@ impl Run {
                 return Ok(());
             }
         };
-        let new_bytes = timed(&mut self.result.timings.save_ms, || save(&self.doc))?;
+        let new_bytes = timed(&mut self.result.timings.save_ms, || {
+            save_in_place(&mut self.doc)
+        })?;
         let page = PageCheck {
             page: m.page,
             areas: vec![area],

@@ -16,7 +16,7 @@ use crate::model::fonts::DocFonts;
 use crate::model::text::PageGeom;
 use crate::plan::{line, reflow, streams, PagePlan, Planned, REFLOW_NEEDED};
 use crate::run::{timed, Run};
-use crate::save::save;
+use crate::save::save_in_place;
 use crate::types::FailReason;
 use crate::types::{Change, Edit, Fit, FontPolicy};
 use crate::verify::{self, Policy};
@@ -93,7 +93,9 @@ impl Run {
                 return Ok(());
             }
         };
-        let new_bytes = timed(&mut self.result.timings.save_ms, || save(&self.doc))?;
+        let new_bytes = timed(&mut self.result.timings.save_ms, || {
+            save_in_place(&mut self.doc)
+        })?;
         let checks: Vec<PageCheck> = planned
             .iter()
             .map(|(page, geom, plan)| {

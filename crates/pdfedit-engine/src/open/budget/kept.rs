@@ -10,7 +10,9 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
-use super::{scan, Limits, Scan};
+use lopdf::Document;
+
+use super::{scan_loading, Limits, Scan};
 use crate::Result;
 
 /// Passes kept per process; the oldest goes first.
@@ -21,20 +23,22 @@ static PASSED: Mutex<VecDeque<([u8; 32], Scan)>> = Mutex::new(VecDeque::new());
 /// [`scan`], or the scan this process already passed for the same bytes, password and
 /// limits.
 pub fn scan_kept(bytes: &[u8], password: Option<&str>, limits: &Limits) -> Result<Scan> {
-    Ok(scan_or_kept(bytes, password, limits)?.0)
+    Ok(scan_kept_loading(bytes, password, limits)?.0)
 }
 
-/// [`scan_kept`], saying whether the scan was kept (`true`) or run now.
-pub(super) fn scan_or_kept(
+/// [`scan_kept`], with the document the scan loaded when it ran now (`None` when the scan
+/// was kept, or lopdf could not load the file), so that a caller who needs the parsed
+/// document does not parse the bytes again.
+pub(crate) fn scan_kept_loading(
     bytes: &[u8],
     password: Option<&str>,
     limits: &Limits,
-) -> Result<(Scan, bool)> {
+) -> Result<(Scan, Option<Document>)> {
     let key = key_of(bytes, password, limits);
     if let Some(found) = passed().iter().find(|(k, _)| *k == key) {
-        return Ok((found.1, true));
+        return Ok((found.1, None));
     }
-    let fresh = scan(bytes, password, limits)?;
+    let (fresh, loaded) = scan_loading(bytes, password, limits)?;
     let mut kept = passed();
     if !kept.iter().any(|(k, _)| *k == key) {
         if kept.len() == KEPT {
@@ -42,7 +46,19 @@ pub(super) fn scan_or_kept(
         }
         kept.push_back((key, fresh));
     }
-    Ok((fresh, false))
+    Ok((fresh, loaded))
+}
+
+/// [`scan_kept`], saying whether the scan was kept (`true`) or run now.
+#[cfg(test)]
+pub(super) fn scan_or_kept(
+    bytes: &[u8],
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<(Scan, bool)> {
+    let key = key_of(bytes, password, limits);
+    let kept = passed().iter().any(|(k, _)| *k == key);
+    Ok((scan_kept(bytes, password, limits)?, kept))
 }
 
 /// The list, also after a thread panicked holding it (it is only ever pushed to and

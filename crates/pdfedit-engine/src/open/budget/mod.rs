@@ -35,6 +35,7 @@ use bytes::{decrypted_streams, find_streams, raw_bytes, RawStream};
 #[cfg(test)]
 use decoders::*;
 pub use kept::scan_kept;
+pub(crate) use kept::scan_kept_loading;
 use structure::structure;
 
 use crate::{Error, Result};
@@ -103,6 +104,17 @@ fn refuse<T>(limit: &str, message: String) -> Result<T> {
 
 /// Checks `bytes` against `limits` before any PDFium call.
 pub fn scan(bytes: &[u8], password: Option<&str>, limits: &Limits) -> Result<Scan> {
+    Ok(scan_loading(bytes, password, limits)?.0)
+}
+
+/// [`scan`], also handing back the document lopdf loaded for it (`None` when lopdf could
+/// not load the file): the scan only reads it, so an edit that follows edits this one
+/// rather than parsing the same bytes a second time.
+pub(crate) fn scan_loading(
+    bytes: &[u8],
+    password: Option<&str>,
+    limits: &Limits,
+) -> Result<(Scan, Option<Document>)> {
     let mut measured = Measured::default();
     let mut out = Scan::default();
     let options = LoadOptions::with_password(password.unwrap_or(""));
@@ -115,16 +127,16 @@ pub fn scan(bytes: &[u8], password: Option<&str>, limits: &Limits) -> Result<Sca
             crate::open::crypt::open_encrypted(bytes, password.unwrap_or("")).map(|(d, _)| d)
         });
     let streams = find_streams(bytes);
-    if let Some(doc) = loaded {
-        out.lopdf_pages = Some(structure(&doc, limits, &mut measured, &mut out)?);
+    if let Some(doc) = &loaded {
+        out.lopdf_pages = Some(structure(doc, limits, &mut measured, &mut out)?);
         if doc.encryption_state.is_some() {
-            out.streams_decoded = decrypted_streams(&doc, limits, &mut measured)?;
+            out.streams_decoded = decrypted_streams(doc, limits, &mut measured)?;
         }
-        measured.locate(&doc, &streams);
+        measured.locate(doc, &streams);
     }
     out.streams_decoded += raw_bytes(bytes, streams, limits, &mut measured)?;
     out.decoded_bytes = measured.total;
-    Ok(out)
+    Ok((out, loaded))
 }
 
 /// PDFium's page count must be lopdf's: otherwise reading, editing and billing would each

@@ -51,7 +51,7 @@ use crate::plan::line::plan_page;
 use crate::plan::{streams, Planned, REFLOW_NEEDED};
 use crate::read::PageText;
 use crate::run::{timed, Run};
-use crate::save::save;
+use crate::save::save_in_place;
 use crate::types::{Change, Edit, EditOp, Fit, FontPolicy, MatchMode, Scope};
 use crate::types::{FailReason, Refusal};
 use crate::Error;
@@ -491,7 +491,9 @@ fn verify_and_keep(
     snapshot: Document,
     done: Vec<Done>,
 ) -> Result<(), Error> {
-    let new_bytes = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+    let new_bytes = timed(&mut run.result.timings.save_ms, || {
+        save_in_place(&mut run.doc)
+    })?;
     let mut by_page: BTreeMap<u32, Vec<&Done>> = BTreeMap::new();
     for d in &done {
         by_page.entry(d.view.cand.page).or_default().push(d);
