@@ -1,10 +1,14 @@
 //! Profiling helper: `edit_timing IN FIND REPLACE [RUNS]` runs a one-phrase replace RUNS
-//! times and prints the engine's stage timings (medians), the floor (two bare renders of
+//! times and prints the engine's stage timings (medians; `unstaged` is the part of the
+//! total no stage counts), the floor (two bare renders of
 //! the touched page) and the ratio, plus the cost of opening the document alone (PDFium
 //! facts, lopdf parse). `OCC=all` replaces every occurrence instead of the first;
 //! `TEMPLATE=1` turns `options.template_cache` on (a stored document edited again).
 //! The last line gives CPU means (this thread's run time from
 //! `/proc/thread-self/schedstat`): on a busy machine they move far less than wall times.
+//! Time it with the engine processes' malloc settings (`GLIBC_TUNABLES` as
+//! `src/engine/pool.ts` sets it): without them each render's raster is mapped afresh,
+//! faulted in and unmapped again (stored invoice: 13.1 ms of CPU per edit against 8.6).
 use std::time::Instant;
 
 use pdfedit_engine::edit::*;
@@ -75,13 +79,22 @@ fn main() {
     let m = |f: &dyn Fn(&Timings) -> f64| median(stages.iter().map(f).collect());
     let (w, fl) = (median(wall), median(floor));
     println!(
-        "wall {w:.1} floor {fl:.1} ratio {:.2} | parse {:.1} edit {:.1} render {:.1} diff {:.1} save {:.1} total {:.1} | open_info {:.1} lopdf {:.1} | out {} bytes",
+        "wall {w:.1} floor {fl:.1} ratio {:.2} | parse {:.1} edit {:.1} render {:.1} diff {:.1} save {:.1} mark {:.1} unstaged {:.2} total {:.1} | open_info {:.1} lopdf {:.1} | out {} bytes",
         w / fl,
         m(&|t| t.parse_ms),
         m(&|t| t.edit_ms),
         m(&|t| t.render_ms),
         m(&|t| t.diff_ms),
         m(&|t| t.save_ms),
+        m(&|t| t.mark_ms),
+        m(&|t| t.total_ms
+            - t.parse_ms
+            - t.edit_ms
+            - t.render_ms
+            - t.diff_ms
+            - t.save_ms
+            - t.mark_ms
+            - t.ocr_ms),
         m(&|t| t.total_ms),
         median(info),
         median(parse),

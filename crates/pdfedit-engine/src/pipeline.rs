@@ -500,7 +500,8 @@ fn write_output(
         .collect();
     if !edited_pages.is_empty() {
         let renders = run.renders;
-        let targets = stamp_edited(&mut out, &mut result, &known, edited_pages, renders)?;
+        let fonts = &mut run.fonts;
+        let targets = stamp_edited(&mut out, &mut result, &known, fonts, edited_pages, renders)?;
         // The SAMPLE mark reads these pages again, so it sees and avoids the new mark.
         known.retain(|id, _| !targets.contains(id));
     }
@@ -508,7 +509,7 @@ fn write_output(
         // After verification, before encryption: the mark is never part of an
         // edit's pixel check, and it is encrypted like the rest of the output.
         timed(&mut result.timings.mark_ms, || {
-            mark::stamp(&mut out, text, &known)
+            mark::stamp(&mut out, text, &known, &mut run.fonts)
         })?;
         result.warnings.push("sample_mark".into());
     }
@@ -539,6 +540,7 @@ fn stamp_edited(
     out: &mut Document,
     result: &mut EditResult,
     known: &HashMap<lopdf::ObjectId, &pdf_content::PageGlyphs>,
+    fonts: &mut DocFonts,
     edited_pages: Vec<u32>,
     renders: HashMap<u32, pdf_render::raster::Raster>,
 ) -> Result<Vec<lopdf::ObjectId>, Error> {
@@ -567,6 +569,7 @@ fn stamp_edited(
             out,
             edited_mark::TEXT,
             known,
+            fonts,
             &targets,
             true,
             &mut |id, b| check.is_blank(id, b),

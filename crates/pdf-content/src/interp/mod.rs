@@ -67,8 +67,9 @@ impl PartialEq for FontObject {
 /// A font as selected by `Tf`: its resource name and its dictionary.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FontKey {
-    /// The resource name used with `Tf` (without `/`).
-    pub name: Vec<u8>,
+    /// The resource name used with `Tf` (without `/`). Shared: every glyph carries its
+    /// font's key, and a shared name is a count, not a copy, per glyph.
+    pub name: Rc<[u8]>,
     /// The font dictionary.
     pub object: FontObject,
 }

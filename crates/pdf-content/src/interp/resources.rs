@@ -66,7 +66,7 @@ impl<'a> Resources<'a> {
             _ => FontObject::Missing,
         };
         FontKey {
-            name: name.to_vec(),
+            name: name.into(),
             object,
         }
     }

@@ -12,7 +12,26 @@ use super::{
     ContentStream, FontKey, FontSource, PageGlyphs, StreamId, Warning, MAX_FORM_DEPTH,
     MAX_STREAM_BYTES,
 };
-use crate::ops::{classify, parse, Op, OpKind};
+use crate::ops::{classify, parse, Op, OpKind, Value};
+
+/// How many bytes the text-showing ops of `ops` show: an upper bound on their glyphs.
+fn shown_bytes(ops: &[Op]) -> usize {
+    let string_len = |v: &Value| match v {
+        Value::String(s) => s.bytes.len(),
+        _ => 0,
+    };
+    ops.iter()
+        .filter_map(Op::shown_operand)
+        .map(|operand| match &operand.value {
+            Value::Array(items) => items.iter().map(|i| string_len(&i.value)).sum(),
+            other => string_len(other),
+        })
+        .sum()
+}
+
+/// Most glyphs room is made for at once per stream (about 20 MB); a page that shows more
+/// grows its list as it fills.
+const RESERVED_GLYPHS_MAX: usize = 1 << 16;
 
 /// Deepest `q` nesting kept. Real files stay far below; hostile ones could otherwise
 /// grow the stack without bound.
@@ -61,7 +80,8 @@ impl<'a, 'f> Interpreter<'a, 'f> {
         }
     }
 
-    pub(crate) fn finish(self) -> PageGlyphs {
+    pub(crate) fn finish(mut self) -> PageGlyphs {
+        self.out.glyphs.shrink_to_fit();
         self.out
     }
 
@@ -129,6 +149,13 @@ impl<'a, 'f> Interpreter<'a, 'f> {
         match stream.get_plain_content_with_limit(MAX_STREAM_BYTES) {
             Ok(bytes) => {
                 let ops = parse(&bytes);
+                // At most one glyph per shown byte: room for them at once, rather than
+                // the list of glyphs (large records) growing and copying itself as it
+                // fills; `finish` gives back what multi-byte codes left unused. Capped,
+                // and only tried: text shown without a font makes no glyphs, so a
+                // hostile stream's strings must not size an allocation.
+                let wanted = shown_bytes(&ops).min(RESERVED_GLYPHS_MAX);
+                let _ = self.out.glyphs.try_reserve(wanted);
                 if self.seen.insert(id) {
                     self.out.streams.push(ContentStream {
                         id,

@@ -129,7 +129,7 @@ impl FontSource for Fonts {
         if key.object == FontObject::Missing {
             return None;
         }
-        match key.name.as_slice() {
+        match &*key.name {
             b"F1" => Some(Rc::new(SimpleFont)),
             b"F2" => Some(Rc::new(TwoByteFont { vertical: false })),
             b"F3" => Some(Rc::new(Type3Font)),

@@ -1,11 +1,27 @@
 //! Tests on one line of the text layer: IBANs, MRZ lines, titles, column headers, totals.
 
 /// The line in lower case with runs of white space made one space.
+///
+/// Every test of every line of the first pages normalises its line, on every edit: an
+/// ASCII line (most) is done in one pass into one string; any other goes through the
+/// Unicode lower-casing of the whole string (a final sigma depends on what follows it).
 fn norm(line: &str) -> String {
-    line.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+    if !line.is_ascii() {
+        return line
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+    }
+    let mut out = String::with_capacity(line.len());
+    for word in line.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out.make_ascii_lowercase();
+    out
 }
 
 /// Whether `word` occurs in `hay` as whole words (`hay` normalised, `word` lower case).

@@ -10,6 +10,7 @@
 //! tagged-PDF readers skip it.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use lopdf::{dictionary, Document, Object, ObjectId, Stream};
 use pdf_content::{write_op, OpKind, PageGlyphs, PdfString, Value};
@@ -39,14 +40,16 @@ const DESCENT: f64 = -207.0;
 ///
 /// `text` must be printable ASCII (it is drawn in Helvetica, WinAnsiEncoding). `known`
 /// holds pages already interpreted in their current state (by page object), so the mark
-/// does not read them again; the others are interpreted here.
+/// does not read them again; the others are interpreted here, with `fonts` (the fonts of
+/// `doc` loaded so far, which the run keeps true to its document).
 pub(crate) fn stamp(
     doc: &mut Document,
     text: &str,
     known: &HashMap<ObjectId, &PageGlyphs>,
+    fonts: &mut DocFonts,
 ) -> Result<usize> {
     let pages: Vec<ObjectId> = doc.get_pages().into_values().collect();
-    stamp_pages(doc, text, known, &pages, false, &mut |_, _| true)?;
+    stamp_pages(doc, text, known, fonts, &pages, false, &mut |_, _| true)?;
     Ok(pages.len())
 }
 
@@ -54,11 +57,12 @@ pub(crate) fn stamp(
 /// `from_left` bottom left first, then the middles of the bottom and top edges) that no
 /// glyph overlaps and that `clear` accepts (page, displayed box in top-left points); when
 /// there is none, in the corner that overlaps the fewest glyphs. Returns, per page, whether
-/// a clear place was found.
+/// a clear place was found. Pages not in `known` are read with `fonts` (see [`stamp`]).
 pub(crate) fn stamp_pages(
     doc: &mut Document,
     text: &str,
     known: &HashMap<ObjectId, &PageGlyphs>,
+    fonts: &mut DocFonts,
     pages: &[ObjectId],
     from_left: bool,
     clear: &mut dyn FnMut(ObjectId, [f64; 4]) -> bool,
@@ -70,13 +74,12 @@ pub(crate) fn stamp_pages(
         .map(|b| widths.get(usize::from(b - 32)).copied().unwrap_or(556.0))
         .sum::<f64>()
         / 1000.0;
-    let mut fonts = DocFonts::default();
     let mut openers: HashMap<usize, ObjectId> = HashMap::new();
     let mut placed_clear = Vec::with_capacity(pages.len());
     for page_id in pages {
         let page = match known.get(page_id) {
             Some(glyphs) => page_facts(doc, *page_id, glyphs),
-            None => read_page(doc, *page_id, &mut fonts),
+            None => read_page(doc, *page_id, fonts),
         };
         let geom = PageGeom::read(doc, *page_id);
         let (place, is_clear) = place_where(&geom, &page.text_boxes, em, from_left, &mut |b| {
@@ -116,11 +119,17 @@ fn add_font(doc: &mut Document) -> (ObjectId, Vec<f64>) {
         "Encoding" => "WinAnsiEncoding",
     };
     // The standard widths, written out so the dictionary is complete (PDF 2.0 asks for
-    // /Widths on every simple font) and every reader measures the mark alike.
-    let loaded = Font::load(doc, &dict).ok();
-    let widths: Vec<f64> = (32u32..=126)
-        .map(|c| loaded.as_ref().map_or(556.0, |f| f.width(c)))
-        .collect();
+    // /Widths on every simple font) and every reader measures the mark alike. They are
+    // Helvetica's own whatever the document: loaded once per process.
+    static WIDTHS: OnceLock<Vec<f64>> = OnceLock::new();
+    let widths = WIDTHS
+        .get_or_init(|| {
+            let loaded = Font::load(doc, &dict).ok();
+            (32u32..=126)
+                .map(|c| loaded.as_ref().map_or(556.0, |f| f.width(c)))
+                .collect()
+        })
+        .clone();
     dict.set("FirstChar", 32);
     dict.set("LastChar", 126);
     dict.set(
@@ -422,7 +431,16 @@ mod tests {
         // Restores below its start, flips the CTM outside any q, ends inside BT and BDC.
         let page_content = b"Q 1 0 0 -1 0 400 cm q /P <</MCID 0>> BDC BT /F1 9 Tf";
         let (mut doc, page) = doc_with(page_content, 0);
-        assert_eq!(stamp(&mut doc, "SAMPLE", &HashMap::new()).unwrap(), 1);
+        assert_eq!(
+            stamp(
+                &mut doc,
+                "SAMPLE",
+                &HashMap::new(),
+                &mut DocFonts::default()
+            )
+            .unwrap(),
+            1
+        );
         let streams = contents(&doc, page);
         assert_eq!(streams.len(), 3);
         assert_eq!(streams[0], b"q\nq", "two saves: the content pops one");
@@ -445,7 +463,13 @@ mod tests {
     #[test]
     fn balanced_pages_get_one_save_and_one_restore() {
         let (mut doc, page) = doc_with(b"q 1 0 0 1 5 5 cm Q BT ET", 0);
-        stamp(&mut doc, "SAMPLE", &HashMap::new()).unwrap();
+        stamp(
+            &mut doc,
+            "SAMPLE",
+            &HashMap::new(),
+            &mut DocFonts::default(),
+        )
+        .unwrap();
         let streams = contents(&doc, page);
         assert_eq!(streams[0], b"q");
         let closer = String::from_utf8(streams[2].clone()).unwrap();
@@ -457,7 +481,13 @@ mod tests {
         // /Rotate 90: displayed x runs along user +y and displayed up along user −x; the
         // bottom-right displayed corner is the user-space top-right.
         let (mut doc, page) = doc_with(b"", 90);
-        stamp(&mut doc, "SAMPLE", &HashMap::new()).unwrap();
+        stamp(
+            &mut doc,
+            "SAMPLE",
+            &HashMap::new(),
+            &mut DocFonts::default(),
+        )
+        .unwrap();
         let closer = String::from_utf8(contents(&doc, page)[2].clone()).unwrap();
         let tm = closer
             .lines()

@@ -584,7 +584,7 @@ impl<'p> Planner<'p> {
             .chosen
             .switch_to
             .clone()
-            .unwrap_or_else(|| first.font.name.clone());
+            .unwrap_or_else(|| first.font.name.to_vec());
         if t.chosen.switch_to.is_some() || d.eff_size != size || !t.switches.is_empty() {
             before.extend(tf(&font_name, d.eff_size));
             after.extend(tf(&first.font.name, size));

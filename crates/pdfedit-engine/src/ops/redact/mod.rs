@@ -18,6 +18,8 @@ mod content;
 mod images;
 mod inline;
 mod noise;
+#[cfg(test)]
+mod reading_tests;
 mod residual;
 mod strings;
 mod widths;
@@ -27,6 +29,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::commit::{change, commit, Checks, PageCheck, Pair, Rules, Verdict};
 use crate::find::{line_matches, Match, Matcher};
+use crate::model::reading::Needs;
 use crate::plan::streams;
 use crate::run::{timed, Run};
 use crate::save::save;
@@ -487,6 +490,10 @@ pub(crate) fn locate(
 
 /// Occurrences broken over lines, on the pages in scope. Scopes that pick single
 /// occurrences (nth, anchor, spans) keep to what the line search found.
+///
+/// A page whose reading waits and lacks a character of the phrase is passed over, as
+/// the line search passes it ([`Needs`]): its lines cannot hold the phrase, across a
+/// break or not, and using its model would lay the reading onto it for nothing.
 fn wrapped(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<Vec<Match>, Error> {
     let scope = &edit.scope;
     let Some(re) = crate::find::wrap::pattern(matcher) else {
@@ -495,11 +502,20 @@ fn wrapped(run: &mut Run, edit: &Edit, matcher: &Matcher) -> Result<Vec<Match>, 
     if scope.occurrence.is_some() || scope.anchor.is_some() || scope.span_ids.is_some() {
         return Ok(Vec::new());
     }
+    let needs = Needs::of(matcher, false);
+    let ids = run.page_ids();
     let mut out = Vec::new();
     for n in scope_pages(run, edit) {
-        let Some(&page_id) = run.page_ids().get(&n) else {
+        let Some(&page_id) = ids.get(&n) else {
             continue;
         };
+        let waits_in_vain = run
+            .read_pending
+            .get(&n)
+            .is_some_and(|(_, chars)| !needs.met_by(chars));
+        if waits_in_vain {
+            continue;
+        }
         let model = run.model(n, page_id)?;
         let mut found = crate::find::wrap::cross_line(model, &re);
         if let Some(r) = &scope.region {
@@ -519,21 +535,32 @@ fn scope_pages(run: &Run, edit: &Edit) -> Vec<u32> {
 }
 
 /// Pages in the edit's scope that have no text at all but draw an image: scanned pages.
+///
+/// Reading only gives text to glyphs (never takes it away), so a page whose model already
+/// has text is not scanned whatever its waiting reading holds; reading is laid onto a
+/// page (by using its model) only when its own glyphs have none.
 fn scanned_pages(run: &mut Run, edit: &Edit) -> Result<Vec<u32>, Error> {
     let pages = run.page_ids();
+    let no_text = |model: &crate::model::PageModel| {
+        model
+            .glyphs
+            .glyphs
+            .iter()
+            .all(|g| g.unicode.as_deref().is_none_or(|u| u.trim().is_empty()))
+    };
     let mut out = Vec::new();
     for n in scope_pages(run, edit) {
         let Some(&page_id) = pages.get(&n) else {
             continue;
         };
+        let has_text =
+            run.read_pending.contains_key(&n) && run.models.get(&n).is_some_and(|m| !no_text(m));
+        if has_text {
+            continue;
+        }
         run.model(n, page_id)?;
         let model = &run.models[&n];
-        let no_text = model
-            .glyphs
-            .glyphs
-            .iter()
-            .all(|g| g.unicode.as_deref().is_none_or(|u| u.trim().is_empty()));
-        if no_text && !crate::image::placements::placements(&run.doc, model).is_empty() {
+        if no_text(model) && !crate::image::placements::placements(&run.doc, model).is_empty() {
             out.push(n);
         }
     }
