@@ -32,7 +32,7 @@ use crate::find::{line_matches, Match, Matcher};
 use crate::model::reading::Needs;
 use crate::plan::streams;
 use crate::run::{timed, Run};
-use crate::save::save;
+use crate::save::save_in_place;
 use crate::types::{Change, Edit, EditOp, EditRequest, Removal, Unmatched};
 use crate::Error;
 
@@ -152,7 +152,9 @@ fn drop_drawn(
         };
         by_page.entry(a.page).or_default().push((a, location));
     }
-    let new_bytes = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+    let new_bytes = timed(&mut run.result.timings.save_ms, || {
+        save_in_place(&mut run.doc)
+    })?;
     let boxes = by_page
         .iter()
         .map(|(&page, list)| (page, list.iter().map(|a| a.0.rect).collect()))
@@ -319,7 +321,9 @@ fn verify_and_commit(
     snapshot: lopdf::Document,
     plans: Vec<PagePlan>,
 ) -> Result<(), Error> {
-    let new_bytes = timed(&mut run.result.timings.save_ms, || save(&run.doc))?;
+    let new_bytes = timed(&mut run.result.timings.save_ms, || {
+        save_in_place(&mut run.doc)
+    })?;
     let mut pages = Vec::new();
     let mut type3 = HashMap::new();
     for plan in &plans {
@@ -616,7 +620,7 @@ pub(crate) fn finish(
         return Ok(());
     }
     run.doc.prune_objects();
-    run.current = save(&run.doc)?;
+    run.current = save_in_place(&mut run.doc)?;
     // Right-to-left phrases are searched in visual order as well (see Run::find).
     let visual: Vec<(&Edit, Matcher)> = redacts
         .iter()
