@@ -37,6 +37,7 @@ pub use read::{read_text, read_text_within, Fields, PageText, Span, TextResult};
 
 /// Editing: the request and result shapes and [`edit::edit`], the entry point.
 pub mod edit {
+    pub use crate::flags::gather::gathered as facts_gathered;
     pub use crate::open::facts_kept::found as template_facts_kept;
     pub use crate::pipeline::scan_parses_taken;
     pub use crate::pipeline::{edit, locate, EditError};

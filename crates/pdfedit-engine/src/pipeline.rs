@@ -131,14 +131,8 @@ fn edit_inner(
         template: request.options.template_cache,
         redacted_appearances: Vec::new(),
     };
-    // The template's unedited page models and fonts: from the template cache when this
-    // exact (unencrypted) input was read before, else kept once classification read them
-    // (see `crate::template_models`).
-    if let Some((models, fonts)) = kept_id.and_then(crate::template_models::models_of) {
-        run.models = models;
-        run.fonts = fonts;
-    }
-    let mark_edited = classify(&mut run, &opened, request)?;
+    let kept_flags = start_from_kept(&mut run, kept_id);
+    let mark_edited = classify(&mut run, &opened, request, kept_flags)?;
     let baseline = run.current.clone();
     if run.template {
         // Nothing between the save above and here changes `current`: the baseline is
@@ -149,7 +143,8 @@ fn edit_inner(
         // saves to exactly `baseline`.
         if let Some(id) = crate::template::register(&baseline, source, facts) {
             // Nothing is edited yet: these are the models of the parsed input.
-            crate::template_models::keep(id, &run.models, &run.fonts, &run.read_taken);
+            let flags = &run.result.flags;
+            crate::template_models::keep(id, &run.models, &run.fonts, &run.read_taken, flags);
         }
     }
     for (edit, matcher) in request.edits.iter().zip(&matchers) {
@@ -303,9 +298,29 @@ fn open(bytes: &[u8], request: &EditRequest) -> Result<Option<(Document, Opened)
 
 /// SPEC rule 12: classifies the document, and refuses `watermark: off` before any work.
 /// Returns whether edited pages get the 'Edited' mark.
-fn classify(run: &mut Run, opened: &Opened, request: &EditRequest) -> Result<bool, EditError> {
-    let facts = flags::gather(run, &opened.info.signatures);
-    run.result.flags = flags::classify(&facts);
+/// The template's unedited page models and fonts: from the template cache when this exact
+/// (unencrypted) input was read before, else kept once classification read them (see
+/// `crate::template_models`). Returns its classification too, kept with them: the flags
+/// are a pure function of the input.
+fn start_from_kept(run: &mut Run, kept_id: Option<u64>) -> Option<Vec<crate::types::Flag>> {
+    let kept = kept_id.and_then(crate::template_models::models_of)?;
+    run.models = kept.models;
+    run.fonts = kept.fonts;
+    Some(kept.flags)
+}
+
+/// `kept`: the flags a kept template was classified with (`crate::template_models`), used
+/// instead of gathering the facts again.
+fn classify(
+    run: &mut Run,
+    opened: &Opened,
+    request: &EditRequest,
+    kept: Option<Vec<crate::types::Flag>>,
+) -> Result<bool, EditError> {
+    run.result.flags = match kept {
+        Some(flags) => flags,
+        None => flags::classify(&flags::gather(run, &opened.info.signatures)),
+    };
     edited_mark::decide(
         request.options.watermark,
         !run.result.flags.is_empty(),

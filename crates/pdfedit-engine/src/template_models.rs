@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::model::fonts::DocFonts;
 use crate::model::PageModel;
+use crate::types::Flag;
 
 /// Templates kept at once.
 const MAX_ENTRIES: usize = 4;
@@ -43,6 +44,9 @@ struct Entry {
     template: u64,
     models: HashMap<u32, PageModel>,
     fonts: DocFonts,
+    /// The template's classification (SPEC rule 12): a pure function of the input, as
+    /// its models are, so a record need not gather its facts again.
+    flags: Vec<Flag>,
     size: usize,
     last_used: u64,
 }
@@ -65,15 +69,27 @@ pub fn taken() -> u64 {
     TAKEN.load(Ordering::Relaxed)
 }
 
-/// Copies of the page models and fonts kept for the template entry `template`, if any.
-pub(crate) fn models_of(template: u64) -> Option<(HashMap<u32, PageModel>, DocFonts)> {
+/// What a run of a kept template starts from: copies of its page models, fonts and
+/// classification.
+pub(crate) struct KeptModels {
+    pub(crate) models: HashMap<u32, PageModel>,
+    pub(crate) fonts: DocFonts,
+    pub(crate) flags: Vec<Flag>,
+}
+
+/// Copies of the page models, fonts and flags kept for the template entry `template`, if any.
+pub(crate) fn models_of(template: u64) -> Option<KeptModels> {
     let found = KEPT.with(|k| {
         let mut k = k.try_borrow_mut().ok()?;
         k.clock += 1;
         let clock = k.clock;
         let entry = k.entries.iter_mut().find(|e| e.template == template)?;
         entry.last_used = clock;
-        Some((entry.models.clone(), entry.fonts.clone()))
+        Some(KeptModels {
+            models: entry.models.clone(),
+            fonts: entry.fonts.clone(),
+            flags: entry.flags.clone(),
+        })
     });
     if found.is_some() {
         TAKEN.fetch_add(1, Ordering::Relaxed);
@@ -81,15 +97,16 @@ pub(crate) fn models_of(template: u64) -> Option<(HashMap<u32, PageModel>, DocFo
     found
 }
 
-/// Keeps `models` and `fonts`, which must be those of the unedited parse of exactly the
-/// input held by the template entry `template`, when they are not kept yet and fit the
-/// budget. Models that took
+/// Keeps `models`, `fonts` and `flags`, which must be those of the unedited parse of
+/// exactly the input held by the template entry `template` (the flags its
+/// classification), when they are not kept yet and fit the budget. Models that took
 /// PDFium's reading (`read_taken`) are left out.
 pub(crate) fn keep(
     template: u64,
     models: &HashMap<u32, PageModel>,
     fonts: &DocFonts,
     read_taken: &BTreeSet<u32>,
+    flags: &[Flag],
 ) {
     let glyphs: usize = models.values().map(|m| m.glyphs.glyphs.len()).sum();
     let size = glyphs.saturating_mul(GLYPH_BYTES);
@@ -114,6 +131,7 @@ pub(crate) fn keep(
             template,
             models,
             fonts: fonts.clone(),
+            flags: flags.to_vec(),
             size,
             last_used: clock,
         });
@@ -153,6 +171,7 @@ mod tests {
             template: u64::from(id),
             models: HashMap::new(),
             fonts: DocFonts::default(),
+            flags: Vec::new(),
             size,
             last_used,
         }

@@ -7,8 +7,8 @@
 mod common;
 
 use pdfedit_engine::edit::{
-    edit, template_cache_hits, template_models_taken, Edit, EditOp, EditOptions, EditRequest,
-    EditResult, Timings,
+    edit, facts_gathered, template_cache_hits, template_models_taken, Edit, EditOp, EditOptions,
+    EditRequest, EditResult, Timings,
 };
 
 /// One record's request: each `(find, replace)` a replace edit.
@@ -37,9 +37,12 @@ fn record(pairs: &[(&str, String)], cached: bool) -> EditRequest {
 fn same_with_cache(pdf: &[u8], records: &[Vec<(&str, String)>]) {
     let before = template_cache_hits();
     let models_before = template_models_taken();
+    let mut cached_gathers = 0;
     for (i, pairs) in records.iter().enumerate() {
         let plain = edit(pdf, &record(pairs, false)).expect("uncached edit runs");
+        let gathered = facts_gathered();
         let cached = edit(pdf, &record(pairs, true)).expect("cached edit runs");
+        cached_gathers += facts_gathered() - gathered;
         assert!(
             !plain.changes.is_empty() && plain.unmatched.is_empty(),
             "record {i}: the edits applied: {:?} {:?}",
@@ -69,6 +72,13 @@ fn same_with_cache(pdf: &[u8], records: &[Vec<(&str, String)>]) {
     assert!(
         taken >= records.len() as u64 - 1,
         "{taken} runs from kept models over {} records",
+        records.len()
+    );
+    // Those records took the template's classification with its models (their flags are
+    // compared above): at most the first cached record gathered the document's facts.
+    assert!(
+        cached_gathers <= 1,
+        "{cached_gathers} classifications over {} cached records",
         records.len()
     );
 }

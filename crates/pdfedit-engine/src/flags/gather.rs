@@ -18,8 +18,19 @@ const OBJECT_PAGES: u32 = 50;
 /// Fields walked in the AcroForm tree at most (hostile documents nest deeply).
 const MAX_FIELDS: usize = 10_000;
 
+thread_local! {
+    /// Facts gathered on this thread (for tests: a kept template is not classified again).
+    static GATHERED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times this thread gathered a document's facts.
+pub fn gathered() -> u64 {
+    GATHERED.with(std::cell::Cell::get)
+}
+
 /// The facts of the run's document; `signatures` as PDFium reported them.
 pub(crate) fn gather(run: &mut Run, signatures: &[SignatureInfo]) -> Facts {
+    GATHERED.with(|g| g.set(g.get() + 1));
     let pages = run.page_ids();
     let mut facts = Facts {
         page_count: u32::try_from(pages.len()).unwrap_or(u32::MAX),
