@@ -6,39 +6,18 @@
 
 mod common;
 
-use pdfedit_engine::edit::{
-    edit, scan_parses_taken, Edit, EditOp, EditOptions, EditRequest, EditResult, Occurrence, Scope,
-    Timings,
-};
-
-fn request(find: &str, replace: &str, password: Option<&str>, cached: bool) -> EditRequest {
-    EditRequest {
-        password: password.map(str::to_string),
-        edits: vec![Edit {
-            index: 0,
-            op: EditOp::Replace,
-            find: find.into(),
-            replace: replace.into(),
-            scope: Scope {
-                occurrence: Some(Occurrence::First),
-                ..Scope::default()
-            },
-            ..Edit::default()
-        }],
-        options: EditOptions {
-            template_cache: cached,
-            ..EditOptions::default()
-        },
-    }
-}
-
-fn untimed(mut r: EditResult) -> EditResult {
-    r.timings = Timings::default();
-    r
-}
+use pdfedit_engine::edit::{edit, scan_parses_taken, EditRequest, EditResult, Occurrence, Scope};
 
 /// Runs `req` on `pdf`, returning the result and how many times the edit took the
 /// scan's parse.
+fn request(find: &str, replace: &str, password: Option<&str>, cached: bool) -> EditRequest {
+    let scope = Scope {
+        occurrence: Some(Occurrence::First),
+        ..Scope::default()
+    };
+    common::replace_request(find, replace, scope, password, cached)
+}
+
 fn taken(pdf: &[u8], req: &EditRequest) -> (EditResult, u64) {
     let before = scan_parses_taken();
     let r = edit(pdf, req).expect("edit runs");
@@ -62,7 +41,7 @@ fn an_edit_takes_the_document_its_budget_scan_parsed() {
     // The scan is kept now: the edit parses the bytes itself, to the same output.
     let (again, n) = taken(&invoice, &req);
     assert_eq!(n, 0, "a kept scan parsed nothing");
-    assert_eq!(untimed(again), untimed(fresh));
+    assert_eq!(common::untimed(again), common::untimed(fresh));
 
     // A stored document (template cache) opened for the first time: the same.
     let constitution =
@@ -79,7 +58,7 @@ fn an_edit_takes_the_document_its_budget_scan_parsed() {
     assert_eq!((n, fresh.changes.len()), (1, 1), "{:?}", fresh.failed);
     let (again, n) = taken(&locked, &req);
     assert_eq!(n, 0, "a kept scan parsed nothing");
-    assert_eq!(untimed(again), untimed(fresh));
+    assert_eq!(common::untimed(again), common::untimed(fresh));
     // The wrong password: PDFium refuses it before anything is parsed for the edit.
     assert!(edit(&locked, &request("Lorem", "Dolor", Some("wrong"), false)).is_err());
 }

@@ -8,7 +8,7 @@ mod common;
 
 use pdfedit_engine::edit::{
     edit, facts_gathered, template_cache_hits, template_models_taken, Edit, EditOp, EditOptions,
-    EditRequest, EditResult, Timings,
+    EditRequest,
 };
 
 /// One record's request: each `(find, replace)` a replace edit.
@@ -58,7 +58,11 @@ fn same_with_cache(pdf: &[u8], records: &[Vec<(&str, String)>]) {
                 assert!(a.contains(replace.as_str()), "record {i}: {replace} in {a}");
             }
         }
-        assert_eq!(untimed(plain), untimed(cached), "record {i}");
+        assert_eq!(
+            common::untimed(plain),
+            common::untimed(cached),
+            "record {i}"
+        );
     }
     // Every record after the first took its renders before from the cache.
     let hits = template_cache_hits() - before;
@@ -81,11 +85,6 @@ fn same_with_cache(pdf: &[u8], records: &[Vec<(&str, String)>]) {
         "{cached_gathers} classifications over {} cached records",
         records.len()
     );
-}
-
-fn untimed(mut r: EditResult) -> EditResult {
-    r.timings = Timings::default();
-    r
 }
 
 #[test]

@@ -7,35 +7,17 @@
 mod common;
 
 use pdfedit_engine::edit::{
-    edit, template_cache_hits, template_facts_kept, template_saves_skipped, Edit, EditOp,
-    EditOptions, EditRequest, EditResult, Occurrence, Scope, Timings,
+    edit, template_cache_hits, template_facts_kept, template_saves_skipped, EditRequest,
+    Occurrence, Scope,
 };
 
 fn request(find: &str, replace: &str, page: u32, cached: bool) -> EditRequest {
-    EditRequest {
-        password: None,
-        edits: vec![Edit {
-            index: 0,
-            op: EditOp::Replace,
-            find: find.into(),
-            replace: replace.into(),
-            scope: Scope {
-                pages: Some(vec![page]),
-                occurrence: Some(Occurrence::First),
-                ..Scope::default()
-            },
-            ..Edit::default()
-        }],
-        options: EditOptions {
-            template_cache: cached,
-            ..EditOptions::default()
-        },
-    }
-}
-
-fn untimed(mut r: EditResult) -> EditResult {
-    r.timings = Timings::default();
-    r
+    let scope = Scope {
+        pages: Some(vec![page]),
+        occurrence: Some(Occurrence::First),
+        ..Scope::default()
+    };
+    common::replace_request(find, replace, scope, None, cached)
 }
 
 /// Runs the edit with the cache, then without, checks both are the same, and returns how
@@ -53,7 +35,11 @@ fn hits_of(pdf: &[u8], find: &str, replace: &str, page: u32) -> u64 {
         cached.unmatched
     );
     assert_eq!(cached.changes[0].page, page);
-    assert_eq!(untimed(cached), untimed(plain), "{find} on page {page}");
+    assert_eq!(
+        common::untimed(cached),
+        common::untimed(plain),
+        "{find} on page {page}"
+    );
     hits
 }
 

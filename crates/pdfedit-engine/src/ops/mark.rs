@@ -385,6 +385,11 @@ fn set_contents(
 mod tests {
     use super::*;
 
+    /// Stamps "SAMPLE" on every page with nothing known of the document's fonts.
+    fn stamp_sample(doc: &mut Document) -> usize {
+        stamp(doc, "SAMPLE", &HashMap::new(), &mut DocFonts::default()).unwrap()
+    }
+
     /// A one-page document drawing `content`, with a font resource named `PEMark` already.
     fn doc_with(content: &[u8], rotate: i64) -> (Document, ObjectId) {
         let mut doc = Document::with_version("1.7");
@@ -431,16 +436,7 @@ mod tests {
         // Restores below its start, flips the CTM outside any q, ends inside BT and BDC.
         let page_content = b"Q 1 0 0 -1 0 400 cm q /P <</MCID 0>> BDC BT /F1 9 Tf";
         let (mut doc, page) = doc_with(page_content, 0);
-        assert_eq!(
-            stamp(
-                &mut doc,
-                "SAMPLE",
-                &HashMap::new(),
-                &mut DocFonts::default()
-            )
-            .unwrap(),
-            1
-        );
+        assert_eq!(stamp_sample(&mut doc), 1);
         let streams = contents(&doc, page);
         assert_eq!(streams.len(), 3);
         assert_eq!(streams[0], b"q\nq", "two saves: the content pops one");
@@ -463,13 +459,7 @@ mod tests {
     #[test]
     fn balanced_pages_get_one_save_and_one_restore() {
         let (mut doc, page) = doc_with(b"q 1 0 0 1 5 5 cm Q BT ET", 0);
-        stamp(
-            &mut doc,
-            "SAMPLE",
-            &HashMap::new(),
-            &mut DocFonts::default(),
-        )
-        .unwrap();
+        stamp_sample(&mut doc);
         let streams = contents(&doc, page);
         assert_eq!(streams[0], b"q");
         let closer = String::from_utf8(streams[2].clone()).unwrap();
@@ -481,13 +471,7 @@ mod tests {
         // /Rotate 90: displayed x runs along user +y and displayed up along user −x; the
         // bottom-right displayed corner is the user-space top-right.
         let (mut doc, page) = doc_with(b"", 90);
-        stamp(
-            &mut doc,
-            "SAMPLE",
-            &HashMap::new(),
-            &mut DocFonts::default(),
-        )
-        .unwrap();
+        stamp_sample(&mut doc);
         let closer = String::from_utf8(contents(&doc, page)[2].clone()).unwrap();
         let tm = closer
             .lines()

@@ -349,3 +349,36 @@ pub fn ink_moved(
     }
     (inside, outside)
 }
+
+/// A result without its timings, to compare two runs of the same edit.
+pub fn untimed(mut r: pdfedit_engine::edit::EditResult) -> pdfedit_engine::edit::EditResult {
+    r.timings = pdfedit_engine::edit::Timings::default();
+    r
+}
+
+/// One replace edit of `find` by `replace` within `scope`, with `password` and
+/// `options.template_cache` set to `cached`.
+pub fn replace_request(
+    find: &str,
+    replace: &str,
+    scope: pdfedit_engine::edit::Scope,
+    password: Option<&str>,
+    cached: bool,
+) -> pdfedit_engine::edit::EditRequest {
+    use pdfedit_engine::edit::{Edit, EditOp, EditOptions, EditRequest};
+    EditRequest {
+        password: password.map(str::to_string),
+        edits: vec![Edit {
+            index: 0,
+            op: EditOp::Replace,
+            find: find.into(),
+            replace: replace.into(),
+            scope,
+            ..Edit::default()
+        }],
+        options: EditOptions {
+            template_cache: cached,
+            ..EditOptions::default()
+        },
+    }
+}
