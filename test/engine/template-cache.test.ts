@@ -48,11 +48,11 @@ describe.skipIf(!HAVE_CORPUS)('options.template_cache', () => {
     expect(pool.stats.completed - before).toBe(6);
   });
 
-  it('sends a template to its process once; a changed template is sent and edited as itself', async () => {
-    const template = readFileSync(corpusPath(INVOICE));
-    const edit = (pdf: Buffer, i: number) =>
-      pool.edit({
-        pdf,
+  /** A batch record of `template` (the same object each time: the same template). */
+  const templateRecord = (template: Buffer, i: number, on: EnginePool = pool, timeoutMs?: number) =>
+    on.edit(
+      {
+        pdf: template,
         edits: [{ index: 0, op: 'replace', find: 'Bayside Wholesale', replace: `Client ${i} Wholesale` }],
         options: {
           font: { policy: 'prefer_exact' },
@@ -60,10 +60,15 @@ describe.skipIf(!HAVE_CORPUS)('options.template_cache', () => {
           lazy_previews: true,
           template_cache: true,
         },
-      });
+      },
+      timeoutMs,
+    );
+
+  it('sends a template to its process once; a changed template is sent and edited as itself', async () => {
+    const template = readFileSync(corpusPath(INVOICE));
     const reused = pool.templatesReused;
-    const first = await edit(template, 1);
-    const again = await edit(template, 2);
+    const first = await templateRecord(template, 1);
+    const again = await templateRecord(template, 2);
     expect(pool.templatesReused - reused).toBe(1);
     // The record sent without its bytes is the record edited from them.
     const plain = await pool.edit({
@@ -90,26 +95,10 @@ describe.skipIf(!HAVE_CORPUS)('options.template_cache', () => {
     expect(fromChanged.changes.length).toBeGreaterThan(0);
     expect(fromChanged.unmatched).toEqual([]);
     // And the first template is still kept: its next record goes without bytes.
-    const third = await edit(template, 4);
+    const third = await templateRecord(template, 4);
     expect(pool.templatesReused - reused).toBe(2);
     expect(third.changes.length).toBe(first.changes.length);
   });
-
-  /** A batch record of `template` (the same object each time: the same template). */
-  const templateRecord = (template: Buffer, i: number, on: EnginePool = pool, timeoutMs?: number) =>
-    on.edit(
-      {
-        pdf: template,
-        edits: [{ index: 0, op: 'replace', find: 'Bayside Wholesale', replace: `Client ${i} Wholesale` }],
-        options: {
-          font: { policy: 'prefer_exact' },
-          break_signature: false,
-          lazy_previews: true,
-          template_cache: true,
-        },
-      },
-      timeoutMs,
-    );
 
   it("sends a batch's next record to its busy process, which starts it without waiting for this process", async () => {
     const traces: CallTrace[] = [];
